@@ -1,0 +1,36 @@
+"""Every path of the project derives from here (cookiecutter-data-science style)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Repository root. `MWPLIB_ROOT` overrides it (e.g. to run a notebook from a copy of the repo).
+ROOT = Path(os.environ.get("MWPLIB_ROOT", Path(__file__).resolve().parent.parent))
+DATA = ROOT / "data"  # raw data, immutable, checksummed (data/CHECKSUMS.sha256)
+RESULTS = ROOT / "results"  # committed: compact JSON of finished runs, tables, recorded metrics
+FIGURES = ROOT / "figures"  # committed figures (PNG + PDF)
+NOTEBOOKS = ROOT / "notebooks"
+BUILD = ROOT / "build"  # ignored: executed notebooks, caches, checkpoints
+
+
+def tables_dir(profile: str) -> Path:
+    return RESULTS / "tables" / profile
+
+
+def metrics_dir(profile: str) -> Path:
+    return RESULTS / "metrics" / profile
+
+
+def figures_dir(profile: str) -> Path:
+    return FIGURES / profile
+
+
+def runs_dir(profile: str) -> Path:
+    return RESULTS / "runs" / profile
+
+
+def cache_dir(name: str) -> Path:
+    """An ignored cache folder under build/ (parses, graphs, checkpoints)."""
+    path = BUILD / "cache" / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path

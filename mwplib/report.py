@@ -1,0 +1,74 @@
+"""The one place that writes tables, figures and recorded headline metrics.
+
+Notebooks call :func:`paper_vs_ours` + :func:`save_table` for every reproduced table, :func:`save_figure`
+for every figure and :func:`record` for the numbers the notebook tests read back.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from . import paths
+from .repro import run_manifest
+
+
+def paper_vs_ours(rows: Iterable[Mapping[str, Any]], keys: list[str]) -> pd.DataFrame:
+    """Build a table with columns `keys` + paper | ours | Δ (ours − paper) from dicts holding
+    the key columns plus ``paper`` and ``ours`` (None where a side has no number), and optionally
+    ``note`` for a deviation label (e.g. "MiniLM instead of RoBERTa")."""
+    frame = pd.DataFrame(list(rows))
+    for col in ("paper", "ours"):
+        if col not in frame:
+            frame[col] = None
+        frame[col] = pd.to_numeric(frame[col], errors="coerce")
+    frame["Δ"] = frame["ours"] - frame["paper"]
+    extra = [c for c in frame.columns if c not in (*keys, "paper", "ours", "Δ")]
+    return frame[[*keys, "paper", "ours", "Δ", *extra]]
+
+
+def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = ".2f") -> Path:
+    """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path."""
+    out = paths.tables_dir(profile)
+    out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out / f"{name}.csv", index=False)
+    (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt) + "\n")
+    _write_manifest(out, profile)
+    return out / f"{name}.csv"
+
+
+def save_figure(fig: Any, name: str, profile: str) -> Path:
+    """Save a matplotlib figure as PNG and PDF under figures/<profile>/ and return the PNG path."""
+    out = paths.figures_dir(profile)
+    out.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out / f"{name}.png", dpi=150, bbox_inches="tight")
+    fig.savefig(out / f"{name}.pdf", bbox_inches="tight")
+    return out / f"{name}.png"
+
+
+def record(notebook: str, profile: str, **metrics: float | int | str) -> Path:
+    """Merge headline metrics into results/metrics/<profile>/<notebook>.json (read back by the tests)."""
+    out = paths.metrics_dir(profile)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{notebook}.json"
+    current = json.loads(path.read_text()) if path.exists() else {}
+    for key, value in metrics.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"metric {key} of {notebook} is {value}")
+        current[key] = value
+    path.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def load_metrics(notebook: str, profile: str) -> dict[str, Any]:
+    path = paths.metrics_dir(profile) / f"{notebook}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"no recorded metrics for {notebook} under profile {profile}: {path}")
+    return json.loads(path.read_text())
+
+
+def _write_manifest(folder: Path, profile: str) -> None:
+    (folder / "MANIFEST.json").write_text(json.dumps(run_manifest(profile), indent=1, sort_keys=True) + "\n")

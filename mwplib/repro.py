@@ -1,0 +1,70 @@
+"""Seeds and the run manifest saved beside every table and run."""
+from __future__ import annotations
+
+import os
+import platform
+import random
+import subprocess
+from importlib import metadata
+from typing import Any
+
+from . import paths
+
+_PACKAGES = ("torch", "transformers", "spacy", "numpy", "pandas", "sympy", "mwplib")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and (if installed) PyTorch."""
+    random.seed(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    try:
+        import numpy as np
+
+        np.random.seed(seed)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:
+        pass
+
+
+def git_sha() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True,
+                             check=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return out.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def device_name() -> str:
+    """'cuda:<name>' when a GPU is visible to torch, else 'cpu:<processor>'."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return f"cuda:{torch.cuda.get_device_name(0)}"
+    except ImportError:
+        pass
+    return f"cpu:{platform.processor() or platform.machine()} x{os.cpu_count()}"
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def run_manifest(profile: str, seed: int | None = None) -> dict[str, Any]:
+    """Everything needed to say where a number came from."""
+    return {"git": git_sha(), "profile": profile, "seed": seed, "device": device_name(),
+            "python": platform.python_version(), "packages": package_versions()}
