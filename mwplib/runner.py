@@ -1,0 +1,74 @@
+"""Headless execution of the numbered notebooks (used by run_all.sh and the notebook tests)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .profiles import DEFAULT_PROFILE, PROFILES
+
+
+def notebooks(only: list[str] | None = None) -> list[Path]:
+    """The numbered notebooks `NN_*.ipynb` in order, optionally only those whose number is in `only`."""
+    found = sorted(paths.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if only:
+        found = [nb for nb in found if nb.name[:2] in only]
+    return found
+
+
+def execute_notebook(stem: str, profile: str, **parameters: Any) -> Path:
+    """Run notebooks/<stem>.ipynb with papermill into build/notebooks/<profile>/ and return the output path.
+
+    `PROFILE` is always passed; other keyword arguments override the notebook's `parameters` cell.
+    """
+    import papermill
+
+    source = paths.NOTEBOOKS / f"{stem}.ipynb"
+    if not source.exists():
+        raise FileNotFoundError(f"no notebook {source}")
+    out_dir = paths.BUILD / "notebooks" / profile
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / source.name
+    papermill.execute_notebook(str(source), str(target), parameters={"PROFILE": profile, **parameters},
+                               kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS), progress_bar=False)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Execute every numbered notebook headlessly.")
+    parser.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
+    parser.add_argument("only", nargs="*", help="notebook numbers to run (default: all), e.g. 00 05")
+    args = parser.parse_args(argv)
+
+    todo = notebooks(args.only)
+    print(f"profile: {args.profile} (default {DEFAULT_PROFILE}); {len(todo)} notebooks", flush=True)
+    rows: list[tuple[str, str, float]] = []
+    for i, nb in enumerate(todo, 1):
+        print(f"[{i}/{len(todo)}] {nb.stem} ...", flush=True)
+        start = time.perf_counter()
+        try:
+            execute_notebook(nb.stem, args.profile)
+            status = "ok"
+        except Exception as err:  # report every failure, keep running the others
+            status = "FAILED"
+            print(f"    {nb.stem} failed: {type(err).__name__}: {str(err).strip().splitlines()[-1:]}", flush=True)
+        rows.append((nb.stem, status, time.perf_counter() - start))
+        print(f"    {status} in {rows[-1][2]:.0f} s", flush=True)
+
+    width = max((len(r[0]) for r in rows), default=8)
+    print(f"\n{'notebook':<{width}}  status  wall time")
+    for stem, status, seconds in rows:
+        print(f"{stem:<{width}}  {status:<6}  {seconds:8.1f} s")
+    failed = [stem for stem, status, _ in rows if status != "ok"]
+    if failed:
+        print(f"\nFAILED: {', '.join(failed)} (executed copies under {paths.BUILD / 'notebooks' / args.profile})")
+        return 1
+    print(f"\nall {len(rows)} notebooks ok; outputs under {paths.BUILD / 'notebooks' / args.profile}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Execute every notebooks/NN_*.ipynb in order, headlessly, with papermill.
+#
+#   ./run_all.sh [--profile smoke|quick|full] [--only 00 05 ...] [--setup-only]
+#
+# Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
+# Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
+# figures to figures/<profile>/, headline metrics to results/metrics/<profile>/.
+# Exits non-zero, naming them, if any notebook failed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+profile=quick
+setup_only=0
+only=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile="$2"; shift 2 ;;
+    --profile=*) profile="${1#*=}"; shift ;;
+    --only) shift; while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do only+=("$1"); shift; done ;;
+    --setup-only) setup_only=1; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "run_all.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+python=${PYTHON:-$(command -v python3.11 || command -v python3)}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv with $($python --version)"
+  "$python" -m venv .venv
+fi
+stamp=.venv/.mwplib-requirements
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "== installing requirements.txt and mwplib into .venv (first run: a few minutes)"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+  echo "$want" > "$stamp"
+fi
+[ "$setup_only" = 1 ] && exit 0
+
+export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg
+exec .venv/bin/python -m mwplib.runner --profile "$profile" ${only[@]+"${only[@]}"}

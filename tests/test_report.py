@@ -1,0 +1,58 @@
+import math
+
+import pytest
+
+from mwplib import paths, report
+from mwplib.profiles import PROFILES, get_profile
+
+
+@pytest.fixture()
+def tmp_root(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "FIGURES", tmp_path / "figures")
+    return tmp_path
+
+
+def test_paper_vs_ours_difference_and_order():
+    frame = report.paper_vs_ours([{"model": "GTS", "paper": 30.8, "ours": 28.3},
+                                  {"model": "new", "paper": None, "ours": 1.0, "note": "not in paper"}],
+                                 keys=["model"])
+    assert list(frame.columns) == ["model", "paper", "ours", "Δ", "note"]
+    assert frame.loc[0, "Δ"] == pytest.approx(-2.5)
+    assert math.isnan(frame.loc[1, "Δ"])
+
+
+def test_save_table_writes_csv_markdown_and_manifest(tmp_root):
+    frame = report.paper_vs_ours([{"k": "a", "paper": 1.0, "ours": 2.0}], keys=["k"])
+    csv = report.save_table(frame, "t", "smoke")
+    assert csv.read_text().splitlines()[0] == "k,paper,ours,Δ"
+    assert "| k" in csv.with_suffix(".md").read_text()
+    assert '"profile": "smoke"' in (csv.parent / "MANIFEST.json").read_text()
+
+
+def test_record_merges_and_rejects_nan(tmp_root):
+    report.record("nb", "smoke", a=1)
+    report.record("nb", "smoke", b=0.5)
+    assert report.load_metrics("nb", "smoke") == {"a": 1, "b": 0.5}
+    with pytest.raises(ValueError, match="nan"):
+        report.record("nb", "smoke", c=float("nan"))
+    with pytest.raises(FileNotFoundError):
+        report.load_metrics("other", "smoke")
+
+
+def test_save_figure_png_and_pdf(tmp_root):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    png = report.save_figure(fig, "line", "smoke")
+    assert png.exists() and png.with_suffix(".pdf").exists()
+
+
+def test_profiles_are_ordered_by_cost():
+    smoke, quick, full = (PROFILES[n] for n in ("smoke", "quick", "full"))
+    assert smoke.epochs(80) <= quick.epochs(80) <= full.epochs(80) == 80
+    assert len(full.folds) == 5
+    assert get_profile("quick", folds=(0, 1)).folds == (0, 1)
+    with pytest.raises(ValueError, match="unknown profile"):
+        get_profile("huge")
