@@ -25,8 +25,12 @@ _LAZY = {
     "question_removal_agreement": "questions",
     "load_mawps_2373": "mawps",
     "load_mawps_subsets": "mawps",
+    "mawps_issues": "mawps",
     "load_asdiv_a": "asdiv",
+    "load_asdiv_a_problems": "asdiv",
+    "asdiv_issues": "asdiv",
     "load_math23k": "math23k",
+    "math23k_issues": "math23k",
 }
 
 __all__ = ["DataError", "data_file", *_LAZY]

@@ -30,18 +30,21 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _manifest(root: Path) -> dict[str, str]:
-    """Expected sha256 per relative path, read from the manifest under `root`."""
-    manifest = root / MANIFEST
-    if not manifest.is_file():
-        raise DataError(f"{manifest}: checksum manifest missing; {_RESTORE}")
+def manifest(root: Path | None = None) -> dict[str, str]:
+    """relpath -> expected sha256, in manifest order, from `root`/CHECKSUMS.sha256 (default: the data root).
+
+    Malformed lines raise DataError naming the line, so a damaged manifest cannot silently skip checks.
+    """
+    path = Path(paths.DATA if root is None else root) / MANIFEST
+    if not path.is_file():
+        raise DataError(f"{path}: checksum manifest missing; {_RESTORE}")
     expected: dict[str, str] = {}
-    for lineno, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         digest, sep, relpath = line.partition("  ")
         if not sep or len(digest) != 64:
-            raise DataError(f"{manifest}:{lineno}: malformed line {line!r} (expected '<sha256>  <path>')")
+            raise DataError(f"{path}:{lineno}: malformed line {line!r} (expected '<sha256>  <path>')")
         expected[relpath.strip()] = digest
     return expected
 
@@ -57,7 +60,7 @@ def data_file(relpath: str) -> Path:
     path = root / relpath
     if (root, relpath) in _verified:
         return path
-    expected = _manifest(root).get(relpath)
+    expected = manifest(root).get(relpath)
     if expected is None:
         raise DataError(f"{path}: not listed in {root / MANIFEST}; only checksummed raw data may be read")
     if not path.is_file():

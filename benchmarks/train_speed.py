@@ -1,0 +1,77 @@
+"""Training and inference throughput of every solver (problems/s, seconds per epoch).
+
+Reference points (issue 3, this 2-core CPU, ASDiv-A fold 0, scratch embeddings, 2 threads): GTS 26/s
+(MWPToolkit, batch 64, hidden 512), Seq2Seq 37/s (SVAMP code, batch 8, hidden 256, 2 layers),
+Graph2Tree 22/s (SVAMP code, batch 8, hidden 384). Usage:
+
+    .venv/bin/python benchmarks/train_speed.py --models gts --batch-size 64 --threads 2
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from dataclasses import replace
+
+import torch
+
+from mwplib.data import load_cv
+from mwplib.models import build_model, paper_config
+from mwplib.models.base import collate
+from mwplib.repro import device_name
+from mwplib.train import pick_device, predict
+
+#: Sizes the reference measurements used, per model (hidden, batch size).
+REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
+             "constrained": (256, 8)}
+
+
+def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None
+            ) -> dict[str, float]:
+    split = load_cv(dataset)[0]
+    hidden, ref_batch = REFERENCE[name]
+    config = replace(paper_config(name), hidden=hidden, batch_size=batch_size or ref_batch)
+    model = build_model(name, config, split.train).to(pick_device(device))
+    examples = [model.prepare(p) for p in split.train]
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    model.train()
+    started = time.perf_counter()
+    for _ in range(epochs):
+        for start in range(0, len(examples), config.batch_size):
+            batch = collate(examples[start:start + config.batch_size], model.embedder).to(pick_device(device))
+            loss = model.loss(batch)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    train_seconds = (time.perf_counter() - started) / epochs
+    test = [model.prepare(p) for p in split.test]
+    started = time.perf_counter()
+    predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
+    infer_seconds = time.perf_counter() - started
+    return {"batch": config.batch_size, "hidden": hidden, "seconds_per_epoch": train_seconds,
+            "train_problems_per_s": len(examples) / train_seconds, "infer_problems_per_s": len(test) / infer_seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=list(REFERENCE))
+    parser.add_argument("--batch-size", type=int, default=None, help="default: the reference's batch size")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--dataset", default="asdiv-a")
+    parser.add_argument("--device", default=None)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
+          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0")
+    for name in args.models:
+        row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device)
+        print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
+              f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch), "
+              f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""DRAW-1K, ALG-514 and DOLPHIN-L with derivation annotations (Upadhyay & Chang 2017), as `Problem`s.
+
+Each record's `meta` holds the annotated derivation: ``template`` (equation strings), ``alignment``
+(slot -> (sentence, token) position), ``equiv`` (EquivTNum groups of positions), ``quantities`` (the
+textual numbers Q(x)) and ``solutions``. Positions index the release's own tokenisation: `sQuestion`
+split on single spaces, a sentence ending after each ``.``, ``?`` or ``!`` token (every annotated
+position resolves under this rule). Used by notebook 05.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from mwplib.data.checksums import DataError, data_file
+from mwplib.problem import Problem, Split
+
+FOLDER = "derivations_draw_alg514_dolphinl"
+DATASETS = {"draw": "draw.json", "alg514": "kushman.json", "dolphin": "dolphin_t2_final.json"}
+NAMES = {"draw": "DRAW-1K", "alg514": "ALG-514", "dolphin": "DOLPHIN-L"}
+
+Position = tuple[int, int]  # (sentence id, token id) as in the release's Alignment/Equiv fields
+
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_WORDS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+_LEXICON: dict[str, Fraction] = {
+    **{w: Fraction(v) for w, v in _WORDS.items()},
+    "twice": Fraction(2), "double": Fraction(2), "doubled": Fraction(2), "thrice": Fraction(3),
+    "triple": Fraction(3), "tripled": Fraction(3), "half": Fraction(1, 2), "quarter": Fraction(1, 4),
+    "quarters": Fraction(1, 4), "third": Fraction(1, 3), "dimes": Fraction(1, 10), "nickels": Fraction(1, 20),
+    "nickles": Fraction(1, 20), "pennies": Fraction(1, 100), "odd": Fraction(2), "even": Fraction(2),
+}
+_ORDINAL_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "fourth": 4, "fourths": 4,
+                         "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "eighth": 8, "tenth": 10}
+_DIGITS = re.compile(r"^([-+]?)\$?(\d[\d,]*(?:\.\d+)?|\.\d+)%?(?:-?[a-zA-Z]+)?$")
+_FRACTION = re.compile(r"^(\d+)/(\d+)$")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A textual number q ∈ Q(x): where it is, its surface token and its exact value."""
+
+    position: Position
+    token: str
+    value: Fraction
+
+
+def sentences(text: str) -> list[list[str]]:
+    """The release's tokenisation: single-space tokens, a sentence ending after . ? or !"""
+    out: list[list[str]] = [[]]
+    for token in text.split(" "):
+        out[-1].append(token)
+        if token in (".", "?", "!"):
+            out.append([])
+    return [s for s in out if s]
+
+
+def number_value(token: str) -> Fraction | None:
+    """Value of a token read as a number ("1,200", "6%", "10-dollar", "twice", "two-thirds"), else None."""
+    match = _DIGITS.match(token)
+    if match:
+        value = Fraction(match.group(2).replace(",", ""))
+        return -value if match.group(1) == "-" else value
+    match = _FRACTION.match(token)
+    if match and int(match.group(2)):
+        return Fraction(int(match.group(1)), int(match.group(2)))
+    word = token.lower()
+    if word in _LEXICON:
+        return _LEXICON[word]
+    head, _, tail = word.partition("-")
+    if head in _WORDS and tail in _ORDINAL_DENOMINATORS:
+        return Fraction(_WORDS[head], _ORDINAL_DENOMINATORS[tail])
+    if head in _WORDS and tail in _WORDS and _WORDS[head] >= 20 and _WORDS[tail] < 10:
+        return Fraction(_WORDS[head] + _WORDS[tail])
+    if head in _WORDS and tail.isalpha() and tail not in _WORDS:
+        return Fraction(_WORDS[head])  # "four-legged", "five-point"
+    return None
+
+
+def _annotated_value(value: Any, where: str) -> Fraction:
+    try:
+        return Fraction(float(value)).limit_denominator(10**6)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"{where}: annotated value {value!r} is not a number") from err
+
+
+def _close(a: Fraction, b: Fraction) -> bool:
+    return abs(a - b) <= Fraction(1, 10**5) * max(1, abs(b))
+
+
+def _quantities(tokens: list[list[str]], annotated: dict[Position, Fraction]) -> tuple[tuple[Quantity, ...], int]:
+    """Q(x): rule-based numbers plus every annotated position (the annotation stands in for CoreNLP's
+    quantity normaliser there; its value wins when ours differs). Returns Q(x) and #annotated overrides."""
+    found, overrides = {}, 0
+    for sid, sentence in enumerate(tokens):
+        for tid, token in enumerate(sentence):
+            value = number_value(token)
+            if value is not None:
+                found[(sid, tid)] = Quantity((sid, tid), token, value)
+    for pos, value in annotated.items():
+        if pos not in found or not _close(found[pos].value, value):
+            overrides += 1
+            found[pos] = Quantity(pos, tokens[pos[0]][pos[1]], value)
+    return tuple(found[p] for p in sorted(found)), overrides
+
+
+def _position(tokens: list[list[str]], sid: Any, tid: Any, where: str) -> Position:
+    try:
+        tokens[int(sid)][int(tid)]
+    except (IndexError, TypeError, ValueError) as err:
+        raise DataError(f"{where}: position ({sid}, {tid}) is not a token of sQuestion") from err
+    return int(sid), int(tid)
+
+
+def _problem(dataset: str, record: dict[str, Any], where: str) -> Problem:
+    try:
+        text, template, solutions = record["sQuestion"], record["Template"], record["lSolutions"]
+        alignment_rows, equiv_rows, index = record["Alignment"], record["Equiv"], record["iIndex"]
+        equations = record["lEquations"]
+    except KeyError as err:
+        raise DataError(f"{where}: missing field {err}") from err
+    tokens = sentences(text)
+    alignment, annotated = {}, {}
+    for row in alignment_rows:
+        pos = _position(tokens, row.get("SentenceId"), row.get("TokenId"), where)
+        if row.get("coeff") in alignment:
+            raise DataError(f"{where}: slot {row.get('coeff')!r} aligned twice")
+        alignment[row["coeff"]] = pos
+        annotated[pos] = _annotated_value(row.get("Value"), where)
+    equiv = []
+    for group in equiv_rows:
+        positions = []
+        for entry in group:
+            if len(entry) != 3:
+                raise DataError(f"{where}: Equiv entry {entry!r} is not [SentenceId, TokenId, Value]")
+            pos = _position(tokens, entry[0], entry[1], where)
+            annotated.setdefault(pos, _annotated_value(entry[2], where))
+            positions.append(pos)
+        equiv.append(frozenset(positions))
+    quantities, overrides = _quantities(tokens, annotated)
+    return Problem(
+        id=f"{dataset}:{index}", body=text, question="", equation=" ; ".join(equations),
+        answer=float(solutions[0]) if solutions else None,
+        numbers=tuple(q.token for q in quantities),
+        meta={"source": where, "dataset": dataset, "iIndex": index, "template": tuple(template),
+              "alignment": alignment, "equiv": tuple(equiv), "quantities": quantities,
+              "solutions": tuple(float(s) for s in solutions), "value_overrides": overrides})
+
+
+@lru_cache(maxsize=None)
+def _load(dataset: str) -> tuple[tuple[Problem, ...], tuple[str, ...]]:
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown derivation dataset {dataset!r}; choose one of {sorted(DATASETS)}")
+    relpath = f"{FOLDER}/{DATASETS[dataset]}"
+    records = json.loads(data_file(relpath).read_text(encoding="utf-8"))
+    problems: dict[str, Problem] = {}
+    raw: dict[str, dict] = {}
+    duplicates = []
+    for i, record in enumerate(records):
+        where = f"{relpath} record {i} (iIndex {record.get('iIndex')})"
+        problem = _problem(dataset, record, where)
+        if problem.id in problems:
+            if raw[problem.id] != record:
+                raise DataError(f"{where}: iIndex repeated with different content")
+            duplicates.append(problem.id)
+            continue
+        problems[problem.id], raw[problem.id] = problem, record
+    return tuple(problems.values()), tuple(duplicates)
+
+
+def load_derivations(dataset: str) -> tuple[Problem, ...]:
+    """All problems of 'draw', 'alg514' or 'dolphin'; identical duplicate rows merged (see `duplicates`)."""
+    return _load(dataset)[0]
+
+
+def duplicates(dataset: str) -> tuple[str, ...]:
+    """Problem ids that occurred more than once, with identical content, and were merged (DRAW: 153934)."""
+    return _load(dataset)[1]
+
+
+def _ids(dataset: str, filename: str, known: dict[str, Problem]) -> list[str]:
+    relpath = f"{FOLDER}/{filename}"
+    ids = []
+    for lineno, line in enumerate(data_file(relpath).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        pid = f"{dataset}:{int(line)}"
+        if pid not in known:
+            raise DataError(f"{relpath}:{lineno}: iIndex {line.strip()} is not in {DATASETS[dataset]}")
+        if pid not in ids:
+            ids.append(pid)
+    return ids
+
+
+def derivation_splits(dataset: str, folds: tuple[int, ...] = (0, 1, 2, 3, 4)) -> list[Split]:
+    """The paper's splits: DRAW-1K train/dev/test (one split, `folds` ignored); ALG-514 and DOLPHIN-L
+    5-fold CV test folds, training on everything else (DOLPHIN-L's 172 unfolded problems always train)."""
+    problems = {p.id: p for p in load_derivations(dataset)}
+    if dataset == "draw":
+        parts = {part: tuple(problems[i] for i in _ids(dataset, f"draw-{part}.txt", problems))
+                 for part in ("train", "dev", "test")}
+        return [Split("draw", parts["train"], parts["test"], parts["dev"])]
+    prefix = {"alg514": "kushman-fold", "dolphin": "dolphin-t2-fold-new"}[dataset]
+    splits = []
+    for fold in folds:
+        test = set(_ids(dataset, f"{prefix}-{fold}.txt", problems))
+        splits.append(Split(f"{dataset}-fold{fold}", tuple(p for i, p in problems.items() if i not in test),
+                            tuple(problems[i] for i in problems if i in test)))
+    return splits

@@ -1,0 +1,83 @@
+"""Raw records → gold slot prefixes, shared by the MAWPS, ASDiv-A and Math23K loaders.
+
+The three datasets write their gold differently (MAWPS ``56*9=x`` or ``3*x+5=20``, ASDiv ``7+2=9``, Math23K
+``x=6/(2/5)-6``), but every loader ends the same way: the expression for the unknown is mapped onto the
+quantities of the text (slots ``N0``…) and checked against the gold answer. Records that do not fit are
+kept and annotated in ``meta["issues"]`` (one ``"<kind>: <detail>"`` string each) rather than dropped, so
+that every count the notebooks report can be traced back to the records behind it.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Sequence
+
+from mwplib.data.checksums import DataError, data_file
+from mwplib.expr import ExpressionError, Node, answers_match, evaluate, is_number, map_leaves, parse_prefix, to_prefix
+from mwplib.numbers import constants, find_numbers, format_number, map_equation
+from mwplib.problem import Problem
+
+#: The unknown cannot be isolated as one expression (it occurs twice, the equation is malformed, ...):
+#: the problem keeps ``prefix=()``.
+NO_EXPRESSION = "no-single-expression"
+#: The prefix, evaluated on the text's numbers, differs from the gold answer (rounded or wrong gold,
+#: floor/ceil division in ASDiv).
+ANSWER_MISMATCH = "answer-mismatch"
+#: A number of the gold equation occurs nowhere in the text; it stays a constant in the prefix.
+NUMBER_NOT_IN_TEXT = "number-not-in-text"
+#: The gold answer itself could not be read as a number (``answer=None``).
+UNREADABLE_ANSWER = "unreadable-answer"
+
+
+def read_json(relpath: str) -> Any:
+    """A checksum-verified JSON data file; malformed JSON raises DataError naming the file and position."""
+    with data_file(relpath).open(encoding="utf-8") as handle:
+        try:
+            return json.load(handle)
+        except json.JSONDecodeError as error:
+            raise DataError(f"{relpath}: invalid JSON ({error})") from None
+
+
+def text_numbers(text: str) -> tuple[str, ...]:
+    """The quantities of `text` in order, normalised as `Problem.numbers` expects."""
+    return tuple(format_number(quantity.value) for quantity in find_numbers(text))
+
+
+def slot_prefix(target: Node, numbers: Sequence[str]) -> tuple[str, ...]:
+    """Prefix tokens of `target` with every number that occurs in the text replaced by its slot; the
+    remaining constants are normalised (``.01``, ``0.01`` → ``0.01``; ``100.0`` → ``100``) so that a model
+    sees one output token per constant."""
+    mapped = map_equation(target, numbers)
+    return tuple(to_prefix(map_leaves(mapped, lambda token: Node(format_number(token)) if is_number(token)
+                                      else None)))
+
+
+def bindings(numbers: Sequence[str]) -> dict[str, str]:
+    """``{"N0": numbers[0], ...}``: what a slot prefix is evaluated with."""
+    return {f"N{index}": number for index, number in enumerate(numbers)}
+
+
+def prefix_issues(prefix: Sequence[str], numbers: Sequence[str], answer: float | None,
+                  *, report_constants: bool = False) -> list[str]:
+    """Issues of a record whose prefix was built: answer mismatch, and (if asked) text-less numbers."""
+    issues = []
+    if report_constants and (missing := constants(parse_prefix(prefix))):
+        issues.append(f"{NUMBER_NOT_IN_TEXT}: {', '.join(missing)} not among the text numbers {list(numbers)}")
+    if answer is None:
+        return issues
+    try:
+        value = evaluate(parse_prefix(prefix), bindings(numbers))
+    except ExpressionError as error:
+        return [*issues, f"{ANSWER_MISMATCH}: equation cannot be evaluated ({error})"]
+    if not answers_match(value, answer):
+        issues.append(f"{ANSWER_MISMATCH}: equation gives {float(value):.6g}, gold answer is {answer:.6g}")
+    return issues
+
+
+def issue_list(problems: Iterable[Problem]) -> list[tuple[str, str]]:
+    """(problem id, issue) for every issue of every problem, in load order."""
+    return [(problem.id, issue) for problem in problems for issue in problem.meta.get("issues", ())]
+
+
+def issue_kind(issue: str) -> str:
+    """The kind of an issue string (``NO_EXPRESSION``, ``ANSWER_MISMATCH``, ...)."""
+    return issue.partition(":")[0]

@@ -1,0 +1,87 @@
+"""Derivations z = (T, A): a template plus an alignment of its slots to textual numbers (by position).
+
+`gold_derivation` reads the human annotation (what TD trains on and derivation accuracy compares with);
+`first_equation_derivation` recovers a derivation from the gold equations alone (Kushman et al.'s "first
+match") — the reference that TE trains on and equation accuracy uses.
+Used by notebook 05.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Iterable, Mapping
+
+from mwplib.data.derivations import Position, Quantity
+from mwplib.derivation.solve import Solution, solve
+from mwplib.derivation.templates import Template, parse_template
+from mwplib.problem import Problem
+
+
+@dataclass(frozen=True)
+class Derivation:
+    template: Template
+    alignment: Mapping[str, Position]  # slot -> position of the textual number
+
+    def values(self, problem: Problem) -> dict[str, Fraction]:
+        """Slot values under this alignment (the grounded coefficients)."""
+        by_position = quantities_by_position(problem)
+        return {slot: by_position[pos].value for slot, pos in self.alignment.items()}
+
+    def solution(self, problem: Problem) -> Solution:
+        return solve(self.template, self.values(problem))
+
+    def render(self, problem: Problem) -> str:
+        """Equations with slots shown as ``q<k>(<token>)``, k = 1-based index in Q(x) (as in §5.3)."""
+        index = {q.position: k for k, q in enumerate(problem.meta["quantities"], 1)}
+        tokens = quantities_by_position(problem)
+        return self.template.render({s: f"q{index[p]}({tokens[p].token})" for s, p in self.alignment.items()})
+
+
+@lru_cache(maxsize=None)
+def template_of(equations: tuple[str, ...]) -> Template:
+    """Parsed template, cached by its equation strings (each distinct template is parsed once)."""
+    return parse_template(equations)
+
+
+def quantities_by_position(problem: Problem) -> dict[Position, Quantity]:
+    return {q.position: q for q in problem.meta["quantities"]}
+
+
+def gold_derivation(problem: Problem) -> Derivation:
+    """The annotated derivation; raises ValueError naming the record if a slot is unaligned."""
+    template = template_of(problem.meta["template"])
+    alignment = dict(problem.meta["alignment"])
+    if set(alignment) != set(template.slots):
+        raise ValueError(f"{problem.source}: alignment slots {sorted(alignment)} != template slots "
+                         f"{list(template.slots)}")
+    return Derivation(template, alignment)
+
+
+def first_equation_derivation(problem: Problem) -> Derivation:
+    """The approximate reference derivation (TE supervision, equation accuracy): the gold template with
+    each slot aligned to the first textual number carrying the gold equations' value for it.
+
+    Like Kushman et al.'s first match it may reuse a number for two slots: §5.3's coffee/bagels case
+    (q2 fills both b and d) shows the paper's approximation does."""
+    gold = gold_derivation(problem)
+    values = gold.values(problem)
+    quantities = problem.meta["quantities"]
+    return Derivation(gold.template, {slot: next(q.position for q in quantities if q.value == values[slot])
+                                      for slot in gold.template.slots})
+
+
+def inconsistent_gold(problems: Iterable[Problem]) -> list[str]:
+    """Ids whose annotated derivation does not reproduce the released solution (annotation errors;
+    listed in notebook 05, kept in the data)."""
+    from mwplib.derivation.metrics import solution_correct
+
+    return [p.id for p in problems if not solution_correct(gold_derivation(p).solution(p), p.meta["solutions"])]
+
+
+def has_alignment_ambiguity(problem: Problem) -> bool:
+    """Table 2: some number of the gold equation system has several textual numbers with its value."""
+    gold = gold_derivation(problem)
+    values = set(gold.values(problem).values())
+    counts = [sum(q.value == v for q in problem.meta["quantities"]) for v in values]
+    return any(c > 1 for c in counts)

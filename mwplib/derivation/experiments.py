@@ -1,0 +1,341 @@
+"""The experiments of Upadhyay & Chang (2017) behind notebook 05: Tables 2–5, case studies, figure.
+
+Every perceptron run is stored as compact JSON (metrics + per-problem predictions) under
+``results/runs/<profile>/derivation/<run>.json`` and reused when the notebook is run again with the
+same configuration.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+import pandas as pd
+
+from mwplib import paths
+from mwplib.data.derivations import NAMES, derivation_splits, load_derivations
+from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
+                                           has_alignment_ambiguity, inconsistent_gold, template_of)
+from mwplib.derivation.equivalence import template_equivalences
+from mwplib.derivation.features import parse_problems, problem_features
+from mwplib.derivation.metrics import METRICS, score
+from mwplib.derivation.perceptron import Example, Solver
+from mwplib.derivation.reconcile import Reconciliation, reconcile
+from mwplib.problem import Problem
+from mwplib.profiles import Profile
+
+PAPER_EPOCHS = 10  # the paper does not state its perceptron epochs; our choice, scaled by the profile
+DATASETS = ("alg514", "draw", "dolphin")  # Table 3 order
+
+PAPER_TABLE2 = {"draw": (21, 329, 224), "alg514": (23, 30, 24), "dolphin": (35, 273, 203)}
+PAPER_TABLE3 = {("alg514", "TE"): (76.2, 72.7, 75.5), ("alg514", "TD"): (78.4, 73.9, 77.8),
+                ("draw", "TE"): (52.0, 48.0, 48.0), ("draw", "TD"): (55.0, 48.0, 53.0),
+                ("dolphin", "TE"): (55.1, 50.1, 44.2), ("dolphin", "TD"): (57.5, 36.8, 54.9)}
+PAPER_TABLE4 = {("alg514", "TE"): (32.5, 31.5, 29.5), ("alg514", "TE*"): (60.5, 56.0, 54.0),
+                ("alg514", "TD"): (62.0, 53.0, 59.5), ("dolphin", "TE"): (41.0, 37.5, 37.5),
+                ("dolphin", "TE*"): (58.5, 55.5, 51.5), ("dolphin", "TD"): (60.0, 53.0, 58.0)}
+PAPER_TABLE5 = {"alg514": (76.2, 68.7, 79.7, "ZDC"), "dolphin": (55.1, 37.5, 46.3, "SWLLR"),
+                "draw": (52.0, 43.2, None, None)}
+
+
+# ---------------------------------------------------------------- Table 2
+_STATISTICS = {"problems": "problems", "w/ ambiguity (%)": "ambiguity_pct", "templates before": "templates_before",
+               "templates after": "templates_after", "% reduction": "reduction_pct"}
+
+def template_statistics(datasets: Sequence[str] = ("draw", "alg514", "dolphin")) -> tuple[pd.DataFrame, dict]:
+    """Table 2 (ambiguity %, templates before/after reconciliation) beside the paper, plus the
+    reconciliation of all datasets together and its wall time."""
+    rows, templates_all = [], []
+    start = time.perf_counter()
+    for name in datasets:
+        problems = load_derivations(name)
+        templates = [template_of(p.meta["template"]) for p in problems]
+        templates_all += templates
+        before, after = len({t.key for t in templates}), len(reconcile(templates).classes)
+        ambiguity = 100 * sum(map(has_alignment_ambiguity, problems)) / len(problems)
+        paper = PAPER_TABLE2[name]
+        values = (len(problems), ambiguity, before, after, 100 * (before - after) / before)
+        references = ({"draw": 1000, "alg514": 514, "dolphin": 832}[name], *paper,
+                      100 * (paper[1] - paper[2]) / paper[1])
+        for stat, ours, ref in zip(_STATISTICS, values, references):
+            rows.append({"dataset": NAMES[name], "statistic": stat, "paper": ref, "ours": ours})
+    combined = len(reconcile(templates_all).classes)
+    seconds = time.perf_counter() - start
+    extra = {"templates_all_datasets": len({t.key for t in templates_all}), "classes_all_datasets": combined,
+             "reconcile_seconds": seconds}
+    return pd.DataFrame(rows), extra
+
+
+# ---------------------------------------------------------------- runs
+@dataclass(frozen=True)
+class RunConfig:
+    """One perceptron run: `name` says the data (e.g. "alg514-fold0", "draw+dolphin"), `supervision` is
+    TE or TD, `reconciled` whether training templates were reconciled first (False = naive TE)."""
+
+    name: str
+    supervision: str
+    reconciled: bool
+    epochs: int
+    train_limit: int | None
+    test_limit: int | None
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}-{self.supervision}{'' if self.reconciled else '-naive'}"
+
+
+def _subsample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[Problem]:
+    if limit is None or limit >= len(problems):
+        return list(problems)
+    return random.Random(seed).sample(list(problems), limit)
+
+
+def _features(problems: Sequence[Problem]) -> dict[str, Any]:
+    tagged = {}
+    for dataset in sorted({p.meta["dataset"] for p in problems}):
+        tagged.update(parse_problems(load_derivations(dataset), dataset))
+    return {p.id: problem_features(p, tagged[p.id]) for p in problems}
+
+
+def _reference(problem: Problem, supervision: str) -> Derivation:
+    return gold_derivation(problem) if supervision == "TD" else first_equation_derivation(problem)
+
+
+def _train_examples(train: Sequence[Problem], config: RunConfig, features: dict) -> tuple[list, list[Example]]:
+    references = [_reference(p, config.supervision) for p in train]
+    if config.reconciled:
+        rec: Reconciliation = reconcile(d.template for d in references)
+        references = [rec.apply(d) for d in references]
+    templates = list({d.template.key: d.template for d in references}.values())
+    index = {t.key: i for i, t in enumerate(templates)}
+    examples = []
+    for problem, ref in zip(train, references):
+        position = {q.position: i for i, q in enumerate(problem.meta["quantities"])}
+        alignment = tuple(position[ref.alignment[s]] for s in ref.template.slots)
+        examples.append(Example(problem, features[problem.id], index[ref.template.key], alignment))
+    return templates, examples
+
+
+def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any]:
+    """Train and evaluate one configuration, or read the stored run with the same configuration."""
+    train = _subsample(train, config.train_limit, config.seed)
+    test = _subsample(test, config.test_limit, config.seed)
+    path = paths.runs_dir(profile) / "derivation" / f"{config.key}.json"
+    stored = json.loads(path.read_text()) if path.exists() else None
+    if stored and stored["config"] == asdict(config) and stored["test_ids"] == [p.id for p in test]:
+        return stored
+    start = time.perf_counter()
+    features = _features([*train, *test])
+    templates, examples = _train_examples(train, config, features)
+    solver = Solver(templates)
+    solver.train(examples, config.epochs, seed=config.seed)
+    predictions = {}
+    for problem in test:
+        derivation = solver.predict(Example(problem, features[problem.id]))
+        scores = score(problem, derivation)
+        predictions[problem.id] = {
+            "template": list(derivation.template.equations) if derivation else None,
+            "alignment": {s: list(p) for s, p in derivation.alignment.items()} if derivation else None,
+            **{m: int(v) for m, v in scores.items()}}
+    metrics = {m: 100 * sum(p[m] for p in predictions.values()) / max(1, len(predictions)) for m in METRICS}
+    result = {"config": asdict(config), "test_ids": [p.id for p in test], "n_train": len(train),
+              "n_templates": len(templates), "seconds": time.perf_counter() - start, "metrics": metrics,
+              "predictions": predictions}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, separators=(",", ":")))
+    return result
+
+
+def _pooled(results: Sequence[dict]) -> dict[str, float]:
+    """Accuracy over all test problems of all folds (folds are near equal in size)."""
+    total = sum(len(r["predictions"]) for r in results)
+    return {m: 100 * sum(p[m] for r in results for p in r["predictions"].values()) / max(1, total)
+            for m in METRICS}
+
+
+def _config(name: str, supervision: str, reconciled: bool, profile: Profile, seed: int) -> RunConfig:
+    return RunConfig(name, supervision, reconciled, profile.epochs(PAPER_EPOCHS), profile.train_limit,
+                     profile.test_limit, seed)
+
+
+# ---------------------------------------------------------------- Tables 3–5
+def table3_runs(profile: Profile, seed: int = 0) -> dict[tuple[str, str], list[dict]]:
+    """TE and TD on each dataset's splits (ALG-514, DOLPHIN-L: the profile's folds; DRAW-1K: 600/200)."""
+    out = {}
+    for dataset in DATASETS:
+        for supervision in ("TE", "TD"):
+            out[(dataset, supervision)] = [
+                run(_config(split.name, supervision, True, profile, seed), split.train, split.test, profile.name)
+                for split in derivation_splits(dataset, profile.folds)]
+    return out
+
+
+def table4_runs(profile: Profile, seed: int = 0) -> dict[tuple[str, str], list[dict]]:
+    """DRAW-1K train + all of ALG-514 or DOLPHIN-L, tested on DRAW-1K test: TE (naive), TE*, TD."""
+    (draw,) = derivation_splits("draw")
+    out = {}
+    for other in ("alg514", "dolphin"):
+        train = [*draw.train, *load_derivations(other)]
+        for setting, supervision, reconciled in (("TE", "TE", False), ("TE*", "TE", True), ("TD", "TD", True)):
+            config = _config(f"draw+{other}", supervision, reconciled, profile, seed)
+            out[(other, setting)] = [run(config, train, draw.test, profile.name)]
+    return out
+
+
+def _metric_rows(runs: dict, paper: dict, label: str) -> list[dict]:
+    rows = []
+    for (dataset, setting), results in runs.items():
+        ours = _pooled(results)
+        for k, metric in enumerate(METRICS):
+            rows.append({label: NAMES[dataset], "setting": setting, "metric": metric,
+                         "paper": paper[(dataset, setting)][k], "ours": ours[metric]})
+    return rows
+
+
+def _with_differences(rows: list[dict], label: str, better: str, worse: str) -> list[dict]:
+    """Append the paper's `better` − `worse` rows (TD − TE, TD − TE*)."""
+    frame = pd.DataFrame(rows)
+    extra = []
+    for (name, metric), group in frame.groupby([label, "metric"], sort=False):
+        b, w = group.set_index("setting").loc[better], group.set_index("setting").loc[worse]
+        extra.append({label: name, "setting": f"{better} - {worse}", "metric": metric,
+                      "paper": b["paper"] - w["paper"], "ours": b["ours"] - w["ours"]})
+    return rows + extra
+
+
+def table3(runs: dict) -> list[dict]:
+    """Rows of Table 3 (dataset, setting, metric, paper, ours), TD − TE included."""
+    return _with_differences(_metric_rows(runs, PAPER_TABLE3, "dataset"), "dataset", "TD", "TE")
+
+
+def table4(runs: dict) -> list[dict]:
+    rows = _metric_rows(runs, PAPER_TABLE4, "combined with")
+    return _with_differences(rows, "combined with", "TD", "TE*")
+
+
+def table5(runs3: dict) -> list[dict]:
+    """Our TE solution accuracy beside the paper's solver, KAZB and the best result reported."""
+    rows = []
+    for dataset in DATASETS:
+        ours, kazb, best, system = PAPER_TABLE5[dataset]
+        solution = _pooled(runs3[(dataset, "TE")])["solution"]
+        rows += [{"dataset": NAMES[dataset], "system": "Upadhyay & Chang solver (TE)", "paper": ours,
+                  "ours": solution},
+                 {"dataset": NAMES[dataset], "system": "KAZB (Kushman et al. 2014)", "paper": kazb, "ours": None},
+                 {"dataset": NAMES[dataset], "system": f"best reported ({system or '–'})", "paper": best,
+                  "ours": None}]
+    return rows
+
+
+def claims(runs3: dict) -> dict[str, bool]:
+    """The paper's qualitative claims, checked on our Table 3 runs."""
+    pooled = {key: _pooled(results) for key, results in runs3.items()}
+    gap = {d: {m: pooled[(d, "TD")][m] - pooled[(d, "TE")][m] for m in METRICS} for d in DATASETS}
+    return {
+        "derivation <= solution everywhere": all(p["derivation"] <= p["solution"] for p in pooled.values()),
+        "TD-TE larger under derivation than solution (all datasets)":
+            all(gap[d]["derivation"] > gap[d]["solution"] for d in DATASETS),
+        "equation accuracy ranks TE above TD somewhere": any(gap[d]["equation"] < 0 for d in DATASETS),
+    }
+
+
+# ---------------------------------------------------------------- case studies
+def _derivation_of(prediction: dict) -> Derivation:
+    return Derivation(template_of(tuple(prediction["template"])),
+                      {s: tuple(p) for s, p in prediction["alignment"].items()})
+
+
+def same_equations(predicted: Derivation, problem: Problem) -> bool:
+    """The predicted derivation grounds to the gold equation system: equivalent templates and, under a
+    renaming, equal slot values (whatever textual numbers supplied them)."""
+    gold = gold_derivation(problem)
+    pv, gv = predicted.values(problem), gold.values(problem)
+    return any(all(pv[c] == gv[c2] for c, c2 in gamma)
+               for gamma in template_equivalences(predicted.template, gold.template))
+
+
+def case_studies(runs: dict, per_kind: int = 3) -> pd.DataFrame:
+    """§5.3 found automatically in our predictions: right solution from wrong equations; right equations
+    from a wrong alignment; and equation accuracy disagreeing with derivation accuracy."""
+    problems = {p.id: p for d in DATASETS for p in load_derivations(d)}
+    found: dict[str, list[dict]] = {"correct solution, incorrect equations": [],
+                                    "correct equations, incorrect alignment": [],
+                                    "equation accuracy disagrees with derivation accuracy": []}
+    for (dataset, setting), results in runs.items():
+        for result in results:
+            for pid, pred in result["predictions"].items():
+                if pred["template"] is None:
+                    continue
+                problem = problems[pid]
+                derivation = _derivation_of(pred)
+                same = same_equations(derivation, problem)
+                kinds = []
+                if pred["solution"] and not same:
+                    kinds.append("correct solution, incorrect equations")
+                if same and not pred["derivation"]:
+                    kinds.append("correct equations, incorrect alignment")
+                if pred["equation"] != pred["derivation"]:
+                    kinds.append("equation accuracy disagrees with derivation accuracy")
+                for kind in kinds:
+                    if len(found[kind]) < per_kind:
+                        found[kind].append({
+                            "kind": kind, "run": f"{result['config']['name']} {setting}", "problem": pid,
+                            "text": problem.body, "numbers": " ".join(f"q{k}={q.token}" for k, q in
+                                                                      enumerate(problem.meta["quantities"], 1)),
+                            "predicted": derivation.render(problem),
+                            "gold": gold_derivation(problem).render(problem),
+                            "equation reference": first_equation_derivation(problem).render(problem),
+                            **{m: pred[m] for m in METRICS}})
+    return pd.DataFrame([row for rows in found.values() for row in rows])
+
+
+def evaluation_benchmark(runs: dict) -> float:
+    """Seconds to re-score every stored test prediction with Algorithm 1 (the speed note of notebook 05)."""
+    problems = {p.id: p for d in DATASETS for p in load_derivations(d)}
+    start = time.perf_counter()
+    for results in runs.values():
+        for result in results:
+            for pid, pred in result["predictions"].items():
+                if pred["template"] is not None:
+                    score(problems[pid], _derivation_of(pred))
+    return time.perf_counter() - start
+
+
+def annotation_errors() -> dict[str, list[str]]:
+    """Problems whose annotated derivation does not give the released solution, per dataset."""
+    return {NAMES[d]: inconsistent_gold(load_derivations(d)) for d in DATASETS}
+
+
+def metrics_figure(runs3: dict, runs4: dict):
+    """Bars of the three metrics per dataset and setting (ours)."""
+    import matplotlib.pyplot as plt
+
+    rows = [{"group": f"{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs3.items()]
+    rows += [{"group": f"DRAW+{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs4.items()]
+    frame = pd.DataFrame(rows).set_index("group")[list(METRICS)]
+    fig, ax = plt.subplots(figsize=(12, 3.8))
+    frame.plot.bar(ax=ax, rot=0, width=0.8)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_xlabel("")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.legend(title="metric", ncols=3)
+    fig.tight_layout()
+    return fig
+
+
+def headline_metrics(runs3: dict, runs4: dict, stats: pd.DataFrame, checked: dict[str, bool]) -> dict[str, Any]:
+    """The numbers notebook 05 records for its test: pooled accuracies, Table 2 and the claim checks."""
+    out: dict[str, Any] = {}
+    for prefix, runs in (("t3", runs3), ("t4", runs4)):
+        for (dataset, setting), results in runs.items():
+            for metric, value in _pooled(results).items():
+                out[f"{prefix}_{dataset}_{setting.replace('*', 'star')}_{metric}"] = round(value, 2)
+    short = {name: key for key, name in NAMES.items()}
+    for row in stats.to_dict("records"):
+        out[f"t2_{short[row['dataset']]}_{_STATISTICS[row['statistic']]}"] = round(float(row["ours"]), 2)
+    for i, value in enumerate(checked.values(), 1):
+        out[f"claim{i}_holds"] = int(value)
+    return out

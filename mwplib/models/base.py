@@ -1,0 +1,123 @@
+"""What every solver shares: prepared examples, batches, the model interface and its prediction record.
+
+Problems are turned into integer :class:`Example` s once (tokenisation stays out of the training loop);
+:func:`collate` pads them into a :class:`Batch`. Used by `mwplib.train` for notebook 01_baselines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import torch
+from torch import nn
+
+from ..problem import Problem
+from ..text import EncodedText, OutputVocab, Vocab, encode_text
+
+
+@dataclass(frozen=True)
+class Example:
+    """One problem as integers: embedder inputs, word count, slot positions and target ids."""
+
+    id: str
+    n_words: int
+    inputs: dict[str, list[int]]
+    num_pos: tuple[int, ...]
+    target: tuple[int, ...]
+
+
+@dataclass
+class Batch:
+    ids: list[str]
+    inputs: dict[str, torch.Tensor]  # embedder inputs
+    mask: torch.Tensor  # (B, T) True on words
+    num_pos: torch.Tensor  # (B, N) word position of each slot (0 where absent)
+    n_numbers: torch.Tensor  # (B,)
+    targets: list[tuple[int, ...]]  # output-vocabulary ids per problem (may be empty at inference)
+
+    def to(self, device: torch.device) -> "Batch":
+        return Batch(self.ids, {k: v.to(device) for k, v in self.inputs.items()}, self.mask.to(device),
+                     self.num_pos.to(device), self.n_numbers.to(device), self.targets)
+
+    def padded_targets(self, fill: int = -100) -> torch.Tensor:
+        """(B, L) target ids padded with `fill` (cross-entropy's ignore index)."""
+        out = torch.full((len(self.targets), max(map(len, self.targets))), fill, dtype=torch.long)
+        for b, target in enumerate(self.targets):
+            out[b, :len(target)] = torch.tensor(target)
+        return out.to(self.mask.device)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A decoded equation: output ids, its prefix tokens, log-probability and (if the model has one
+    attention per step, e.g. Constrained) the attention weights over words, one row per output token."""
+
+    id: str
+    ids: tuple[int, ...]
+    prefix: tuple[str, ...]
+    logprob: float
+    attention: list[list[float]] | None = None
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Encoder output consumed by the decoders."""
+
+    outputs: torch.Tensor  # (B, T, H)
+    mask: torch.Tensor  # (B, T)
+    root: torch.Tensor  # (B, H) problem summary: initial decoder state / root goal
+    numbers: torch.Tensor  # (B, N, H) encoder state at each slot's word
+
+
+class MWPModel(nn.Module):
+    """Interface of every solver: `loss(batch)` for training, `decoder(batch)` for beam search."""
+
+    embedder: nn.Module
+    out_vocab: OutputVocab
+
+    def prepare(self, problem: Problem, encoded: EncodedText | None = None) -> Example:
+        """Integer inputs of `problem` (its gold prefix becomes the target when present)."""
+        encoded = encoded or encode_text(problem.text, problem.numbers, problem.source)
+        target = tuple(self.out_vocab.ids(problem.prefix, problem.source)) if problem.prefix else ()
+        return Example(problem.id, len(encoded.words), self.embedder.prepare(encoded.masked, encoded.words),
+                       encoded.num_pos, target)
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        raise NotImplementedError
+
+    def decoder(self, batch: Batch, beam: int) -> tuple[Any, Any]:
+        """A :class:`mwplib.models.beam.StepDecoder` and its start state, `beam` rows per problem."""
+        raise NotImplementedError
+
+    @property
+    def embedder_parameters(self) -> list[nn.Parameter]:
+        return list(self.embedder.parameters())
+
+
+def collate(examples: Sequence[Example], embedder: nn.Module) -> Batch:
+    n_words = max(e.n_words for e in examples)
+    n_slots = max(1, max(len(e.num_pos) for e in examples))
+    mask = torch.zeros(len(examples), n_words, dtype=torch.bool)
+    num_pos = torch.zeros(len(examples), n_slots, dtype=torch.long)
+    for b, e in enumerate(examples):
+        mask[b, :e.n_words] = True
+        num_pos[b, :len(e.num_pos)] = torch.tensor(e.num_pos, dtype=torch.long)
+    return Batch([e.id for e in examples], embedder.collate([e.inputs for e in examples], n_words), mask,
+                 num_pos, torch.tensor([len(e.num_pos) for e in examples]), [e.target for e in examples])
+
+
+def gather_numbers(outputs: torch.Tensor, num_pos: torch.Tensor) -> torch.Tensor:
+    """(B, T, H) encoder outputs → (B, N, H) the state at each slot's word."""
+    return outputs.gather(1, num_pos[:, :, None].expand(-1, -1, outputs.shape[-1]))
+
+
+def slot_mask(out_vocab: OutputVocab, n_numbers: torch.Tensor) -> torch.Tensor:
+    """(B, V) True where an output id is usable by the problem (operators, constants, its own slots)."""
+    ids = torch.arange(len(out_vocab), device=n_numbers.device)
+    return (ids[None, :] < out_vocab.slot_offset) | (ids[None, :] - out_vocab.slot_offset < n_numbers[:, None])
+
+
+def build_vocab(problems: Sequence[Problem]) -> tuple[Vocab, OutputVocab]:
+    """Scratch word vocabulary and output vocabulary, from the training problems only."""
+    words = (encode_text(p.text, p.numbers, p.source).masked for p in problems)
+    return Vocab.build(words), OutputVocab.from_problems(problems)

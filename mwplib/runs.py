@@ -1,0 +1,148 @@
+"""Run specs, the run cache and the k-fold grid (notebook 01_baselines; later notebooks train through here).
+
+A run is identified by the hash of (model, config incl. embedding, dataset, split, fold, seed, epochs, beam,
+validation fraction, checksum of the exact problems used). Its metrics, timing, per-epoch history and
+per-problem predictions are saved as JSON under ``mwplib.paths.runs_dir(profile)``; the weights go to the
+ignored checkpoint cache. Rerunning reuses finished runs (an interrupted grid resumes at the first
+unfinished run); `force=True` retrains.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from . import paths
+from .models import ModelConfig, build_model, paper_config
+from .problem import Problem, Split
+from .profiles import Profile, get_profile
+from .repro import run_manifest
+from .solver import save_checkpoint
+from .train import pick_device, train_model
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    model: str
+    config: ModelConfig
+    dataset: str
+    split: str
+    fold: int
+    seed: int
+    epochs: int
+    beam: int
+    val_fraction: float = 0.1
+
+    def describe(self) -> dict[str, Any]:
+        return {**{k: v for k, v in asdict(self).items() if k != "config"},
+                "config": {"class": type(self.config).__name__, **asdict(self.config)}}
+
+    def key(self, data_checksum: str) -> str:
+        blob = json.dumps({**self.describe(), "data": data_checksum}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def data_checksum(train: Sequence[Problem], test: Sequence[Problem]) -> str:
+    """Hash of everything a run reads from its problems, so changed data never reuse a stale run."""
+    def rows(problems: Sequence[Problem]) -> list[Any]:
+        return [[p.id, p.text, list(p.numbers), list(p.prefix), p.answer] for p in problems]
+
+    return hashlib.sha256(json.dumps([rows(train), rows(test)]).encode()).hexdigest()[:16]
+
+
+def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: str | Profile,
+             seed: int = 0, **config_overrides: Any) -> RunSpec:
+    """The paper's config of `model` × `embedding`, with epochs and beam width from `profile`."""
+    prof = get_profile(profile)
+    config = paper_config(model, embedding)
+    if config_overrides:
+        config = type(config)(**{**asdict(config), **config_overrides})
+    return RunSpec(model, config, dataset, split, fold, seed, prof.epochs(config.epochs), prof.beam_size)
+
+
+def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
+    return list(problems)[:limit] if limit is not None else list(problems)
+
+
+def run_path(spec: RunSpec, key: str, profile: str) -> Path:
+    return paths.runs_dir(profile) / spec.model / spec.dataset / f"{key}.json"
+
+
+def checkpoint_path(key: str) -> Path:
+    return paths.cache_dir("checkpoints") / f"{key}.pt"
+
+
+def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
+        progress: bool = True) -> dict[str, Any]:
+    """Train and evaluate one run, or load it from the cache. `train` may be any list of problems."""
+    prof = get_profile(profile)
+    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
+    checksum = data_checksum(train, test)
+    key = spec.key(checksum)
+    path = run_path(spec, key, prof.name)
+    if path.exists() and not force:
+        return json.loads(path.read_text())
+    model = build_model(spec.model, spec.config, train, spec.seed)
+    started = time.perf_counter()
+    result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
+                         val_fraction=spec.val_fraction, progress=progress,
+                         description=f"{spec.model}/{spec.config.embedding} {spec.dataset} fold {spec.fold}")
+    model.load_state_dict(result.state)
+    save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))
+    record = {"key": key, "spec": spec.describe(), "data_checksum": checksum, "n_train": len(train),
+              "n_test": len(test), "device": str(pick_device()),
+              "metrics": {"test_accuracy": result.test_accuracy, "best_epoch": result.best_epoch,
+                          "peer_test_accuracy": result.peer_test_accuracy, "peer_epoch": result.peer_epoch},
+              "timing": {"wall_seconds": time.perf_counter() - started,
+                         "seconds_per_epoch": sum(h["seconds"] for h in result.history) / len(result.history),
+                         "train_problems_per_s": result.train_problems_per_s,
+                         "infer_problems_per_s": result.infer_problems_per_s},
+              "history": result.history, "predictions": result.records, "manifest": run_manifest(prof.name, spec.seed)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=None) + "\n")
+    tmp.replace(path)  # atomic: an interrupted run never leaves a half-written record
+    return record
+
+
+def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
+             profile: str, *, seed: int = 0, force: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+    """Every model × embedding × dataset × profile fold (resuming from the cache)."""
+    prof = get_profile(profile)
+    records = []
+    for model in models:
+        for embedding in embeddings:
+            for dataset, splits in datasets.items():
+                for fold in prof.folds:
+                    split = splits[fold]
+                    spec = spec_for(model, embedding, dataset, split.name, fold, prof, seed)
+                    records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
+    return records
+
+
+def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per model × embedding × dataset: accuracies pooled over all test problems of its folds
+    (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold)."""
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        key = (spec["model"], spec["config"]["embedding"], spec["dataset"])
+        row = rows.setdefault(key, {"model": key[0], "embedding": key[1], "dataset": key[2], "folds": 0,
+                                    "n_test": 0, "correct": 0, "peer_correct": 0.0, "seconds_per_epoch": 0.0})
+        row["folds"] += 1
+        row["n_test"] += rec["n_test"]
+        row["correct"] += sum(p["correct"] for p in rec["predictions"])
+        row["peer_correct"] += rec["metrics"]["peer_test_accuracy"] * rec["n_test"]
+        row["seconds_per_epoch"] += rec["timing"]["seconds_per_epoch"]
+    frame = pd.DataFrame(list(rows.values()))
+    if frame.empty:
+        return frame
+    frame["accuracy"] = 100 * frame["correct"] / frame["n_test"]
+    frame["peer_accuracy"] = 100 * frame["peer_correct"] / frame["n_test"]
+    frame["seconds_per_epoch"] = frame["seconds_per_epoch"] / frame["folds"]
+    return frame.drop(columns=["correct", "peer_correct"])

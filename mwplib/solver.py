@@ -1,0 +1,75 @@
+"""A trained solver for notebooks and teaching: save/load a checkpoint, `solve("text")`.
+
+Notebook 01_baselines trains the models (through `mwplib.runs`, which saves each run's checkpoint);
+later notebooks load them here to solve new or perturbed texts and, for the Constrained model, read the
+attention weights per decoding step.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+import torch
+
+from . import expr
+from .models import MODELS, MWPModel, assemble
+from .problem import Problem
+from .text import OutputVocab, Vocab, encode_text, extract_numbers
+from .train import predict
+
+
+def save_checkpoint(model: MWPModel, name: str, max_len: int, path: Path) -> Path:
+    """Everything needed to rebuild `model` without its training data (config, vocabularies, weights)."""
+    vocab = getattr(model.embedder, "vocab", None)
+    torch.save({"model": name, "config": asdict(model.config), "vocab": vocab.itos[2:] if vocab else [],
+                "out_vocab": model.out_vocab.state_dict(), "max_len": max_len,
+                "state": {k: v.cpu() for k, v in model.state_dict().items()}}, path)
+    return path
+
+
+def load_checkpoint(path: Path) -> tuple[MWPModel, int]:
+    """The model saved by :func:`save_checkpoint` (in eval mode) and its maximum output length."""
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    _, config_class = MODELS[saved["model"]]
+    out_vocab = OutputVocab(saved["out_vocab"]["constants"], saved["out_vocab"]["max_slots"])
+    model = assemble(saved["model"], config_class(**saved["config"]), Vocab(saved["vocab"]), out_vocab)
+    model.load_state_dict(saved["state"])
+    return model.eval(), int(saved["max_len"])
+
+
+@dataclass(frozen=True)
+class Solution:
+    words: tuple[str, ...]
+    numbers: tuple[str, ...]
+    prefix: tuple[str, ...]  # over slots N0.., constants and operators
+    equation: str  # infix with the numbers filled in
+    answer: float | None  # None when the predicted expression cannot be evaluated
+    logprob: float
+    attention: list[list[float]] | None  # Constrained model: one row over `words` per output token
+
+
+class Solver:
+    """A trained model plus its decoding settings."""
+
+    def __init__(self, model: MWPModel, max_len: int, beam: int = 5) -> None:
+        self.model, self.max_len, self.beam = model.eval(), max_len, beam
+
+    @classmethod
+    def load(cls, path: Path, beam: int = 5) -> "Solver":
+        model, max_len = load_checkpoint(path)
+        return cls(model, max_len, beam)
+
+    def solve(self, text: str, numbers: tuple[str, ...] | None = None) -> Solution:
+        """Predict the equation of `text`; its numbers are found automatically unless given."""
+        numbers = extract_numbers(text) if numbers is None else numbers
+        encoded = encode_text(text, numbers)
+        problem = Problem("input", text, "", "", None, numbers)
+        pred = predict(self.model, [self.model.prepare(problem, encoded)], beam=self.beam, max_len=self.max_len)[0]
+        try:
+            node = expr.parse_prefix(list(pred.prefix))
+            bindings = {f"N{i}": n for i, n in enumerate(numbers)}
+            equation = expr.to_infix(expr.substitute(node, bindings))
+            answer: float | None = float(expr.evaluate(node, bindings))
+        except expr.ExpressionError:
+            equation, answer = " ".join(pred.prefix), None
+        return Solution(encoded.words, numbers, pred.prefix, equation, answer, pred.logprob, pred.attention)
+

@@ -1,0 +1,428 @@
+"""Dataset statistics: SVAMP's Table 9 (templates, operators, CLD) and MAWPS's lexical/template overlap.
+
+Used by notebook 00_datasets. Every pairwise quantity is computed with sparse/dense matrix products, so a
+dataset of a few thousand problems takes seconds, not minutes.
+
+Definitions (with where they may differ from the papers):
+
+* **Equation template** (SVAMP §5.2): the gold equation in prefix form with every number masked by one meta
+  symbol (:func:`mwplib.expr.template`).
+* **Corpus Lexicon Diversity** (Miao et al. 2020, ASDiv §2.1, quoted by SVAMP Table 9): each problem's lexicon
+  usage diversity is ``LD_i = 1 − max_{j≠i} (BLEU(P_i, P_j) + BLEU(P_j, P_i)) / 2`` and ``CLD = mean_i LD_i``.
+  ASDiv's paper text is not in this repository; the formula is as described by two independent public
+  re-implementations (one of which also documents the preprocessing). BLEU is Papineni et al.'s sentence BLEU
+  with n-grams up to 4, uniform weights, brevity penalty, no smoothing. Preprocessing: ASDiv used CoreNLP
+  tokens/POS and NLTK lemmas, removed stop words and normalised named entities and quantities; we use
+  spaCy's small English model instead (lemmas, spaCy's stop list, PERSON entities → ``<person>``, numbers →
+  ``<num>``), so values can differ from the published ones by tokeniser/lemmatiser/stop-list effects.
+* **Lexical overlap** (MAWPS §4.1): the average over all pairs of problems of the pairwise overlap of ``W(p)``,
+  the set of unique unigrams and bigrams of ``p``. The pairwise formula was lost in the paper's text
+  extraction; we use the Jaccard ratio ``|W(p) ∩ W(q)| / |W(p) ∪ W(q)|``. Tokens are
+  :func:`mwplib.text.tokenize`'s lower-cased words and numbers, punctuation dropped.
+* **Template overlap** (MAWPS §4.2): the fraction of pairs whose gold equations share an ordered template
+  (:func:`mwplib.expr.ordered_template`: the k-th distinct number becomes ``a``, ``b``, …).
+* **Reduced-overlap subsets** (MAWPS §4.1–4.2): greedy remote-clique heuristic, see :func:`reduce_overlap`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from importlib import metadata
+from itertools import pairwise
+from typing import Literal, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from . import expr, paths
+from .problem import Problem
+from .profiles import Profile, get_profile
+from .report import paper_vs_ours
+from .text import tokenize
+
+OverlapKind = Literal["lexical", "template"]
+BLEU_MAX_N = 4
+
+
+# --------------------------------------------------------------------------------------- equation templates
+def equation_template(problem: Problem) -> tuple[str, ...]:
+    """SVAMP's Equation Template of a problem: its gold prefix with all numbers masked by one meta symbol."""
+    return tuple(expr.to_prefix(expr.template(_prefix_node(problem))))
+
+
+def n_operators(problem: Problem) -> int:
+    """Operators in the gold equation (SVAMP's "# Avg Ops" averages this)."""
+    return expr.count_operators(_prefix_node(problem))
+
+
+def _prefix_node(problem: Problem) -> expr.Node:
+    if not problem.prefix:
+        raise ValueError(f"{problem.source}: no single-unknown gold equation (prefix is empty)")
+    try:
+        return expr.parse_prefix(problem.prefix)
+    except expr.ExpressionError as err:
+        raise ValueError(f"{problem.source}: malformed gold prefix {' '.join(problem.prefix)!r}: {err}") from err
+
+
+def mawps_template(problem: Problem) -> str:
+    """The MAWPS paper's ordered template of the gold equation, e.g. ``( a * b ) + c = x``.
+
+    The source equation string (``Problem.equation``) is used as written, as MAWPS does (so ``x = a - b``
+    and ``a - x = b`` differ); the unknown is lower-cased. Only single equations occur in the subsets we
+    can build; anything else raises, naming the problem.
+    """
+    try:
+        lhs, rhs = expr.parse_equation(problem.equation)
+    except expr.ExpressionError as err:
+        raise ValueError(f"{problem.source}: cannot parse equation {problem.equation!r}: {err}") from err
+    # Template both sides as one tree (lhs − rhs) so that letters are shared across the "=".
+    both = expr.ordered_template(expr.Node("-", (lhs, rhs)))
+    return f"{expr.to_infix(both.children[0])} = {expr.to_infix(both.children[1])}".lower()
+
+
+def split_templatable(problems: Sequence[Problem]) -> tuple[list[Problem], list[str]]:
+    """Problems with a parsable gold equation, and the error messages of those without (e.g. AddSub's
+    ``X = 0.32 = 0.21``), so that template statistics can list what they leave out."""
+    kept, errors = [], []
+    for p in problems:
+        try:
+            mawps_template(p)
+            kept.append(p)
+        except ValueError as err:
+            errors.append(str(err))
+    return kept, errors
+
+
+# ------------------------------------------------------------------------------------------------ Table 9
+def dataset_statistics(problems: Sequence[Problem], *, cld_sample: int | None = None, seed: int = 0) -> dict:
+    """SVAMP Table 9 for one dataset (notebook 00_datasets): #problems, #equation templates, average
+    #operators and CLD.
+
+    Templates and operators are counted over problems with a single-unknown gold equation
+    (``n_with_equation``); the others are counted, not dropped. CLD is computed on all problems, or on a
+    seeded sample of `cld_sample` of them (the smoke profile) — a sample has fewer near neighbours, so its
+    CLD is biased upwards.
+    """
+    with_eq = [p for p in problems if p.prefix]
+    templates = Counter(equation_template(p) for p in with_eq)
+    sample = _sample(problems, cld_sample, seed)
+    return {
+        "n_problems": len(problems),
+        "n_with_equation": len(with_eq),
+        "n_templates": len(templates),
+        "avg_operators": float(np.mean([n_operators(p) for p in with_eq])) if with_eq else float("nan"),
+        "cld": corpus_lexicon_diversity(sample),
+        "cld_sample": len(sample),
+    }
+
+
+def template_frequencies(problems: Sequence[Problem]) -> pd.Series:
+    """How many problems use each SVAMP equation template, most frequent first (notebook 00_datasets)."""
+    counts = Counter(" ".join(equation_template(p)) for p in problems if p.prefix)
+    return pd.Series(dict(counts.most_common()), name="problems", dtype=int)
+
+
+def template_problems(problems: Sequence[Problem], template: str) -> pd.DataFrame:
+    """The problems whose SVAMP template is `template` (e.g. ``"- n n"``), to inspect rare templates
+    (notebook 00_datasets)."""
+    rows = [{"id": p.id, "text": p.text, "equation": p.equation, "prefix": " ".join(p.prefix), "answer": p.answer}
+            for p in problems if p.prefix and " ".join(equation_template(p)) == template]
+    return pd.DataFrame(rows, columns=["id", "text", "equation", "prefix", "answer"])
+
+
+#: SVAMP Table 9 as published (Patel et al. 2021, §5.2).
+TABLE9_PAPER: dict[str, dict[str, float]] = {
+    "MAWPS": {"n_problems": 2373, "n_templates": 39, "avg_operators": 1.78, "cld": 0.26},
+    "ASDiv-A": {"n_problems": 1218, "n_templates": 19, "avg_operators": 1.23, "cld": 0.50},
+    "SVAMP": {"n_problems": 1000, "n_templates": 26, "avg_operators": 1.24, "cld": 0.22},
+}
+
+
+def svamp_table9(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
+                 seed: int = 0) -> pd.DataFrame:
+    """SVAMP Table 9, paper beside ours, one row per dataset and statistic (notebook 00_datasets).
+
+    The note says how many problems the template/operator statistics cover and the CLD sample size.
+    """
+    rows = []
+    for name, problems in datasets.items():
+        ours = dataset_statistics(problems, cld_sample=cld_sample, seed=seed)
+        paper = TABLE9_PAPER.get(name, {})
+        for statistic in ("n_problems", "n_templates", "avg_operators", "cld"):
+            note = (f"over {ours['n_with_equation']} problems with a single-unknown equation"
+                    if statistic in ("n_templates", "avg_operators") else "")
+            if statistic == "cld" and ours["cld_sample"] < ours["n_problems"]:
+                note = f"seeded sample of {ours['cld_sample']} problems (biased upwards)"
+            rows.append({"dataset": name, "statistic": statistic, "paper": paper.get(statistic),
+                         "ours": ours[statistic], "note": note})
+    return paper_vs_ours(rows, keys=["dataset", "statistic"])
+
+
+def plot_template_frequencies(datasets: dict[str, Sequence[Problem]], top: int = 15):
+    """Bar charts of the `top` most frequent SVAMP templates per dataset (notebook 00_datasets)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 4.5), squeeze=False)
+    for ax, (name, problems) in zip(axes[0], datasets.items()):
+        freq = template_frequencies(problems)
+        shown = (freq / freq.sum()).head(top)[::-1]
+        ax.barh(shown.index, shown.values)
+        ax.set_title(f"{name}: {len(freq)} templates")
+        ax.set_xlabel("share of problems")
+        ax.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_count_distributions(datasets: dict[str, Sequence[Problem]]):
+    """Share of problems by number of quantities in the text and by number of operators in the gold
+    equation, per dataset, over the problems with a single-unknown equation (notebook 00_datasets)."""
+    import matplotlib.pyplot as plt
+
+    measures = {"numbers in the text": lambda p: len(p.numbers),
+                "operators in the equation": n_operators}
+    fig, axes = plt.subplots(1, len(measures), figsize=(11, 3.8))
+    width = 0.8 / max(len(datasets), 1)
+    for ax, (label, measure) in zip(axes, measures.items()):
+        for d, (name, problems) in enumerate(datasets.items()):
+            values = pd.Series([measure(p) for p in problems if p.prefix]).value_counts(normalize=True)
+            ax.bar(values.index + (d - (len(datasets) - 1) / 2) * width, values.values, width=width, label=name)
+        ax.set_xlabel(label)
+        ax.set_ylabel("share of problems")
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _sample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[Problem]:
+    if limit is None or len(problems) <= limit:
+        return list(problems)
+    keep = np.sort(np.random.default_rng(seed).choice(len(problems), size=limit, replace=False))
+    return [problems[i] for i in keep]
+
+
+# ---------------------------------------------------------------------------- Corpus Lexicon Diversity
+def cld_tokens(problems: Sequence[Problem]) -> list[tuple[str, ...]]:
+    """ASDiv-style normalised tokens per problem: lemmas without stop words and punctuation, numbers as
+    ``<num>``, person names as ``<person>``. Cached under build/cache/cld (parsing is the slow part)."""
+    texts = [p.text for p in problems]
+    key = hashlib.sha256(json.dumps([metadata.version("spacy"), texts]).encode()).hexdigest()[:16]
+    cache = paths.cache_dir("cld") / f"{key}.json"
+    if cache.exists():
+        return [tuple(t) for t in json.loads(cache.read_text())]
+    from .nlp import spacy_pipeline
+
+    nlp = spacy_pipeline(disable=())  # the entity recogniser finds the person names
+    out: list[tuple[str, ...]] = []
+    for doc in nlp.pipe(texts, batch_size=128):
+        tokens = []
+        for tok in doc:
+            if tok.ent_type_ == "PERSON":
+                if tok.ent_iob_ == "B":
+                    tokens.append("<person>")
+            elif tok.like_num or tok.pos_ == "NUM":
+                tokens.append("<num>")
+            elif not (tok.is_stop or tok.is_punct or tok.is_space):
+                tokens.append(tok.lemma_.lower())
+        out.append(tuple(tokens))
+    cache.write_text(json.dumps(out))
+    return out
+
+
+def lexicon_diversity(token_lists: Sequence[Sequence[str]]) -> np.ndarray:
+    """Per-problem LD_i = 1 − max_{j≠i} mean(BLEU(i→j), BLEU(j→i)) over pre-normalised token lists.
+
+    BLEU(h→r) = BP · exp(mean_n log p_n), p_n = clipped n-gram matches / n-grams of h (n = 1..4),
+    BP = 1 if |h| > |r| else exp(1 − |r|/|h|); a hypothesis without any 4-gram, or with a zero precision,
+    scores 0. Clipped matches Σ_g min(c_h(g), c_r(g)) for all pairs at once via
+    min(a, b) = Σ_{t≥1} [a≥t]·[b≥t], i.e. a sum of sparse binary matrix products.
+    """
+    n = len(token_lists)
+    if n < 2:
+        raise ValueError(f"lexicon diversity needs at least 2 problems, got {n}")
+    lengths = np.array([len(t) for t in token_lists], dtype=float)
+    mean_log_match = np.zeros((n, n))
+    mean_log_total = np.zeros(n)
+    for order in range(1, BLEU_MAX_N + 1):
+        counts = _ngram_count_matrix(token_lists, order)
+        totals = np.asarray(counts.sum(axis=1)).ravel()
+        matches = np.zeros((n, n))
+        for t in range(1, int(counts.max()) + 1 if counts.nnz else 1):
+            at_least = (counts >= t).astype(np.float64)
+            matches += (at_least @ at_least.T).toarray()
+        with np.errstate(divide="ignore"):
+            mean_log_match += np.log(matches) / BLEU_MAX_N
+            mean_log_total += np.log(totals) / BLEU_MAX_N
+    # BLEU(i→j): hypothesis i (rows), reference j (columns)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        brevity = np.where(lengths[:, None] > lengths[None, :], 1.0,
+                           np.exp(1.0 - lengths[None, :] / lengths[:, None]))
+        bleu = brevity * np.exp(mean_log_match - mean_log_total[:, None])
+    bleu = np.nan_to_num(bleu, nan=0.0, posinf=0.0)  # no 4-gram in the hypothesis (-inf - -inf)
+    similarity = (bleu + bleu.T) / 2
+    np.fill_diagonal(similarity, -np.inf)
+    return 1.0 - np.clip(similarity.max(axis=1), 0.0, 1.0)
+
+
+def corpus_lexicon_diversity(problems: Sequence[Problem]) -> float:
+    """CLD of a set of problems (mean of :func:`lexicon_diversity` over ASDiv-style tokens)."""
+    return float(lexicon_diversity(cld_tokens(problems)).mean())
+
+
+def _ngram_count_matrix(token_lists: Sequence[Sequence[str]], order: int) -> sparse.csr_matrix:
+    """Problems × distinct n-grams of one order, holding counts."""
+    vocab: dict[tuple[str, ...], int] = {}
+    rows, cols, vals = [], [], []
+    for i, tokens in enumerate(token_lists):
+        grams = Counter(tuple(tokens[k:k + order]) for k in range(len(tokens) - order + 1))
+        for gram, c in grams.items():
+            rows.append(i)
+            cols.append(vocab.setdefault(gram, len(vocab)))
+            vals.append(c)
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(len(token_lists), max(len(vocab), 1)), dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------------ MAWPS overlaps
+def lexical_overlap_matrix(problems: Sequence[Problem]) -> np.ndarray:
+    """Pairwise Jaccard overlap of the unique unigram+bigram sets W(p) (diagonal = 1)."""
+    sets = []
+    for p in problems:
+        words = [w for w in tokenize(p.text) if w[0].isalnum()]
+        sets.append(set(words) | {f"{a} {b}" for a, b in pairwise(words)})
+    vocab = {g: k for k, g in enumerate(sorted(set().union(*sets)))} if sets else {}
+    rows = [i for i, s in enumerate(sets) for _ in s]
+    cols = [vocab[g] for s in sets for g in s]
+    x = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(sets), max(len(vocab), 1)))
+    inter = (x @ x.T).toarray()
+    sizes = np.array([len(s) for s in sets], dtype=float)
+    union = sizes[:, None] + sizes[None, :] - inter
+    with np.errstate(invalid="ignore"):
+        return np.where(union > 0, inter / union, 0.0)
+
+
+def lexical_overlap(problems: Sequence[Problem]) -> float:
+    """MAWPS lexical overlap of a dataset: mean pairwise overlap over all unordered pairs."""
+    return _mean_off_diagonal(lexical_overlap_matrix(problems))
+
+
+def template_overlap(problems: Sequence[Problem]) -> float:
+    """MAWPS template overlap of a dataset: the fraction of unordered pairs with the same ordered template."""
+    n = len(problems)
+    if n < 2:
+        raise ValueError(f"overlap needs at least 2 problems, got {n}")
+    counts = Counter(mawps_template(p) for p in problems)
+    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+
+
+def _mean_off_diagonal(matrix: np.ndarray) -> float:
+    n = matrix.shape[0]
+    if n < 2:
+        raise ValueError(f"overlap needs at least 2 problems, got {n}")
+    return float((matrix.sum() - np.trace(matrix)) / (n * (n - 1)))
+
+
+def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lexical",
+                   seed: int = 0) -> list[Problem]:
+    """MAWPS's greedy reduced-overlap subset of size `k` (paper §4.1–4.2; notebook 00_datasets).
+
+    Start from a singleton and repeatedly add the problem p ∉ D' minimising f(p, D') = Σ_{q∈D'} overlap(p, q)
+    (equivalently the average, since |D'| is the same for all candidates). For templates this adds a new
+    template while one is left, then the problem whose template is least frequent in D'. The paper's rule
+    for the first problem was lost in extraction; we start from the problem with the least total overlap
+    with D. Ties (common: template overlap is 0/1) go to the earliest problem in a seeded random order.
+    f is updated incrementally, so the cost is O(n·k) after the pairwise matrix.
+    """
+    n = len(problems)
+    if not 1 <= k <= n:
+        raise ValueError(f"subset size k={k} must be in 1..{n}")
+    overlap = _pairwise(problems, kind)
+    np.fill_diagonal(overlap, 0.0)
+    rank = np.random.default_rng(seed).permutation(n)  # tie-break order
+    chosen = np.zeros(n, dtype=bool)
+    score = overlap.sum(axis=1)  # first pick: least overlap with the whole dataset
+    order: list[int] = []
+    for step in range(k):
+        masked = np.where(chosen, np.inf, score)
+        best = masked.min()
+        ties = np.flatnonzero(np.isclose(masked, best, rtol=0.0, atol=1e-12))
+        pick = int(ties[np.argmin(rank[ties])])
+        order.append(pick)
+        chosen[pick] = True
+        score = overlap[pick].copy() if step == 0 else score + overlap[pick]
+    return [problems[i] for i in order]
+
+
+def _pairwise(problems: Sequence[Problem], kind: OverlapKind) -> np.ndarray:
+    if kind == "lexical":
+        return lexical_overlap_matrix(problems)
+    if kind == "template":
+        ids = pd.factorize(pd.Series([mawps_template(p) for p in problems]))[0]
+        return (ids[:, None] == ids[None, :]).astype(float)
+    raise ValueError(f"unknown overlap kind {kind!r}; choose 'lexical' or 'template'")
+
+
+# MAWPS Table 1's numbers did not survive text extraction; only these prose claims (§5) remain.
+_MAWPS_CLAIMS: dict[tuple[str | None, str], tuple[float, str]] = {
+    (None, "lexical overlap of D (%)"): (7.0, "prose: 'most datasets having overlap value of around 7%'"),
+    (None, "lexical overlap reduction (%)"): (20.0, "prose: 'around 20% reduction in most cases'"),
+    ("SingleOp", "template overlap reduction (%)"): (2.8, "prose: 'ranging from 2.8% for SingleOp'"),
+}
+_NOT_REPRODUCIBLE = {
+    "SimulEq-S": "not reproduced: the MAWPS SimulEq-S export is not public (ALG-514 is its basis)",
+    "SimulEq-L": "not reproduced: no public copy; paper prose: template-overlap reduction 97%",
+    "grammatical (ERG)": "not reproduced: needs the English Resource Grammar (ERG) parser",
+}
+_PAPER_ONLY = {("SimulEq-L", "template overlap reduction (%)"): 97.0}
+
+
+def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, seed: int = 0) -> pd.DataFrame:
+    """MAWPS Table 1 as far as it can be reproduced (notebook 00_datasets): per subset, lexical and template
+    overlap (in %) of D and of the greedy subset D' at k = |D|/2, and the reduction (1 − D'/D) in %.
+
+    The paper column holds the prose claims that apply (its table did not survive); subsets the paper
+    reports but we cannot build are listed with a note. Under `profile.overlap_limit` each subset is first
+    reduced to a seeded random sample of that size. Problems whose equation cannot be parsed are left out
+    of the template rows and named in their note.
+    """
+    limit = get_profile(profile).overlap_limit
+    rows = []
+    for name, problems in subsets.items():
+        sample = _sample(problems, limit, seed)
+        templatable, errors = split_templatable(sample)
+        for kind, measure, data in (("lexical", lexical_overlap, sample),
+                                    ("template", template_overlap, templatable)):
+            full = 100 * measure(data)
+            reduced = 100 * measure(reduce_overlap(data, len(data) // 2, kind, seed=seed))
+            values = {f"{kind} overlap of D (%)": full, f"{kind} overlap of D' k=|D|/2 (%)": reduced,
+                      f"{kind} overlap reduction (%)": 100 * (1 - reduced / full) if full else float("nan")}
+            left_out = f"left out: {'; '.join(errors)}" if kind == "template" and errors else ""
+            for statistic, ours in values.items():
+                paper, claim = _MAWPS_CLAIMS.get((name, statistic), _MAWPS_CLAIMS.get((None, statistic),
+                                                                                       (None, "")))
+                rows.append({"subset": name, "n": len(data), "statistic": statistic, "paper": paper,
+                             "ours": ours, "note": " | ".join(filter(None, (claim, left_out)))})
+    for name, note in _NOT_REPRODUCIBLE.items():
+        paper = _PAPER_ONLY.get((name, "template overlap reduction (%)"))
+        rows.append({"subset": name, "n": None, "statistic": "template overlap reduction (%)", "paper": paper,
+                     "ours": None, "note": note})
+    return paper_vs_ours(rows, keys=["subset", "n", "statistic"])
+
+
+def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, float]:
+    """Flat metric names for report.record (notebook 00_datasets): ``<dataset>_<statistic>`` from Table 9 and
+    ``<subset>_<kind>_overlap`` / ``..._overlap_reduced`` (in %) from the overlap table."""
+    out = {f"{row.dataset}_{row.statistic}": float(row.ours) for row in table9.itertuples()}
+    renames = {"overlap of D (%)": "overlap", "overlap of D' k=|D|/2 (%)": "overlap_reduced"}
+    for row in overlap.dropna(subset=["ours"]).itertuples():
+        kind, _, rest = row.statistic.partition(" ")
+        if rest in renames:
+            out[f"{row.subset}_{kind}_{renames[rest]}"] = float(row.ours)
+    return out
+
+
+__all__ = ["equation_template", "n_operators", "mawps_template", "dataset_statistics", "template_frequencies",
+           "TABLE9_PAPER", "svamp_table9", "template_problems", "headline_metrics", "plot_template_frequencies", "plot_count_distributions",
+           "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity", "lexical_overlap_matrix",
+           "lexical_overlap", "template_overlap", "split_templatable", "reduce_overlap", "overlap_table"]

@@ -1,0 +1,152 @@
+"""The one training loop and evaluation for every solver (notebook 01_baselines and the notebooks that
+retrain the SVAMP models).
+
+Adam with a separate learning rate for the embedder; per-epoch evaluation on a validation part carved
+from the training problems (model selection, the honest default) *and* on the test problems (so the
+peers' protocol — best epoch on the test fold — can be reported beside it, clearly labelled).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import torch
+
+from . import expr, metrics
+from .models import MWPModel
+from .models.base import Example, Prediction, collate
+from .models.beam import beam_search
+from .models.config import ModelConfig
+from .problem import Problem
+from .repro import seed_everything
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss became NaN/inf: the run stops with where it happened instead of training on garbage."""
+
+
+@dataclass
+class TrainResult:
+    history: list[dict[str, float]]  # per epoch: epoch, loss, seconds, val_accuracy, test_accuracy
+    best_epoch: int  # selected on validation accuracy (earliest best)
+    test_accuracy: float  # at `best_epoch` — the honest number
+    peer_epoch: int  # best epoch on the test problems (the peers' protocol)
+    peer_test_accuracy: float
+    records: list[dict[str, Any]]  # per test problem at `best_epoch` (see :func:`score`)
+    train_problems_per_s: float
+    infer_problems_per_s: float
+    state: dict[str, torch.Tensor] = field(repr=False, default_factory=dict)  # weights at `best_epoch`
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    """CUDA when present, unless `device` says otherwise."""
+    return torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+def split_validation(train: Sequence[Problem], fraction: float, seed: int) -> tuple[list[Problem], list[Problem]]:
+    """Carve a seeded validation part (at least one problem when `fraction` > 0) out of `train`."""
+    problems = list(train)
+    if fraction <= 0:
+        return problems, []
+    order = list(range(len(problems)))
+    random.Random(seed).shuffle(order)
+    n_val = max(1, round(fraction * len(problems)))
+    val = set(order[:n_val])
+    return [p for i, p in enumerate(problems) if i not in val], [problems[i] for i in sorted(val)]
+
+
+def predict(model: MWPModel, examples: Sequence[Example], *, beam: int, max_len: int, batch_size: int = 64
+            ) -> list[Prediction]:
+    """Beam-search predictions (well-formed prefix expressions only), in the order of `examples`."""
+    model.eval()
+    device = next(model.parameters()).device
+    out: list[Prediction] = []
+    with torch.no_grad():
+        for start in range(0, len(examples), batch_size):
+            batch = collate(examples[start:start + batch_size], model.embedder).to(device)
+            decoder, state = model.decoder(batch, beam)
+            out += beam_search(decoder, state, batch, model.out_vocab, beam, max_len)
+    return out
+
+
+def score(problems: Sequence[Problem], predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
+    """Per-problem record: id, predicted prefix and answer, correct?, log-probability (and attention)."""
+    records = []
+    for problem, pred in zip(problems, predictions, strict=True):
+        answer = _value(pred.prefix, problem.numbers)
+        record = {"id": problem.id, "prefix": list(pred.prefix), "answer": answer,
+                  "correct": metrics.answer_correct(pred.prefix, problem.numbers, problem.answer),
+                  "logprob": pred.logprob}
+        if pred.attention is not None:
+            record["attention"] = pred.attention
+        records.append(record)
+    return records
+
+
+def _value(prefix: Sequence[str], numbers: Sequence[str]) -> float | None:
+    """The predicted answer (None when it cannot be evaluated, e.g. division by zero)."""
+    try:
+        return float(expr.evaluate(expr.parse_prefix(list(prefix)), {f"N{i}": n for i, n in enumerate(numbers)}))
+    except (expr.ExpressionError, OverflowError):
+        return None
+
+
+def accuracy(records: Sequence[dict[str, Any]]) -> float:
+    return sum(r["correct"] for r in records) / len(records) if records else float("nan")
+
+
+def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Problem], config: ModelConfig, *,
+                epochs: int, seed: int, beam: int, val_fraction: float = 0.1, device: str | None = None,
+                progress: bool = True, description: str = "") -> TrainResult:
+    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch."""
+    from tqdm.auto import tqdm
+
+    seed_everything(seed)
+    model.to(pick_device(device))
+    fit, val = split_validation(train, val_fraction, seed)
+    fit_ex, val_ex, test_ex = ([model.prepare(p) for p in part] for part in (fit, val, test))
+    max_len = max(len(p.prefix) for p in train) + 2
+    embedder_ids = {id(p) for p in model.embedder_parameters}
+    optimizer = torch.optim.Adam([
+        {"params": [p for p in model.parameters() if id(p) not in embedder_ids], "lr": config.lr},
+        {"params": model.embedder_parameters, "lr": config.emb_lr}])
+    order_rng = random.Random(seed)
+    history: list[dict[str, float]] = []
+    best: tuple[float, int, list[dict[str, Any]], dict[str, torch.Tensor]] | None = None
+    train_seconds = infer_seconds = 0.0
+    for epoch in tqdm(range(1, epochs + 1), desc=description or "epochs", disable=not progress, leave=False):
+        model.train()
+        order = list(range(len(fit_ex)))
+        order_rng.shuffle(order)
+        started, total = time.perf_counter(), 0.0
+        for step, start in enumerate(range(0, len(order), config.batch_size)):
+            batch = collate([fit_ex[i] for i in order[start:start + config.batch_size]], model.embedder)
+            loss = model.loss(batch.to(next(model.parameters()).device))
+            if not math.isfinite(loss.item()):
+                raise TrainingDiverged(f"{description}: loss {loss.item()} at epoch {epoch}, batch {step}")
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            optimizer.step()
+            total += loss.item() * len(batch.ids)
+        seconds = time.perf_counter() - started
+        train_seconds += seconds
+        started = time.perf_counter()
+        test_records = score(test, predict(model, test_ex, beam=beam, max_len=max_len))
+        val_acc = accuracy(score(val, predict(model, val_ex, beam=beam, max_len=max_len))) if val else float("nan")
+        infer_seconds += time.perf_counter() - started
+        history.append({"epoch": epoch, "loss": total / len(fit_ex), "seconds": seconds,
+                        "val_accuracy": val_acc, "test_accuracy": accuracy(test_records)})
+        selection = val_acc if val else float(epoch)  # without validation: the last epoch
+        if best is None or selection > best[0]:
+            best = (selection, epoch, test_records, copy.deepcopy(model.state_dict()))
+    assert best is not None, "epochs must be >= 1"
+    peer = max(history, key=lambda h: (h["test_accuracy"], -h["epoch"]))
+    return TrainResult(history, best[1], accuracy(best[2]), int(peer["epoch"]), peer["test_accuracy"], best[2],
+                       train_problems_per_s=len(fit_ex) * epochs / train_seconds,
+                       infer_problems_per_s=(len(test_ex) + len(val_ex)) * epochs / infer_seconds,
+                       state=best[3])

@@ -1,0 +1,59 @@
+"""The loader and the metrics on the paper's case studies (§5.3), read from the released data."""
+import pytest
+
+from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
+from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
+                                           inconsistent_gold)
+from mwplib.derivation.metrics import score, solution_correct
+from mwplib.derivation.solve import solve_linear
+
+
+def _find(dataset, fragment):
+    (problem,) = [p for p in load_derivations(dataset) if fragment in p.body]
+    return problem
+
+
+def test_sizes_and_splits_match_the_release():
+    assert [len(load_derivations(d)) for d in ("draw", "alg514", "dolphin")] == [999, 514, 831]
+    assert duplicates("draw") == ("draw:153934",)
+    (draw,) = derivation_splits("draw")
+    assert (len(draw.train), len(draw.dev), len(draw.test)) == (600, 199, 200)
+    dolphin = derivation_splits("dolphin")
+    assert [len(s.test) for s in dolphin] == [134, 131, 132, 132, 130]
+    tested = set().union(*({p.id for p in s.test} for s in dolphin))
+    assert all(len(s.train) + len(s.test) == 831 for s in dolphin) and len(tested) == 831 - 172
+
+
+def test_number_words():
+    assert number_value("1,200") == 1200 and number_value("twice") == 2 and number_value("-3") == -3
+    assert number_value("two-thirds") * 3 == 2 and number_value("10-dollar") == 10
+    assert number_value("numbers") is None
+
+
+def test_sum_of_two_numbers_case_right_solution_wrong_derivation():
+    problem = _find("dolphin", "The sum of 2 numbers is 25 . 12 less than 4 times one")
+    gold = gold_derivation(problem)
+    # the solver's derivation of §5.3: q1 m − q5 n = q7 + q3, m + n = q2
+    predicted = Derivation(gold.template, {"a": (0, 3), "b": (1, 5), "c": (1, 13), "d": (1, 0), "e": (0, 6)})
+    assert score(problem, predicted) == {"solution": True, "equation": False, "derivation": False}
+    assert score(problem, gold)["derivation"] and score(problem, gold)["solution"]
+
+
+def test_coffee_and_bagels_case_caught_by_derivation_not_equation_accuracy():
+    problem = _find("alg514", "bagels and spent 12.75")
+    approx = first_equation_derivation(problem)
+    assert approx.alignment["d"] == (0, 7)  # the first "2" (bagels), not the second (cups of coffee)
+    assert gold_derivation(problem).alignment["d"] == (1, 2)
+    assert score(problem, approx) == {"solution": True, "equation": True, "derivation": False}
+
+
+def test_solution_accuracy_matches_values_as_a_multiset():
+    assert solution_correct(solve_linear([[1, 0], [0, 1]], [12, 13]), (13.0, 12.0))
+    assert not solution_correct(solve_linear([[1, 0], [0, 1]], [13, 13]), (13.0, 12.0))
+    assert not solution_correct(solve_linear([[1, 1], [1, 1]], [1, 1]), (0.5,))
+
+
+@pytest.mark.parametrize("dataset, known", [("draw", []), ("alg514", []),
+                                           ("dolphin", ["dolphin:2000661", "dolphin:2000334"])])
+def test_gold_derivations_reproduce_the_reference_solution_but_two_annotation_errors(dataset, known):
+    assert sorted(inconsistent_gold(load_derivations(dataset))) == sorted(known)

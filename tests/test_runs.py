@@ -1,0 +1,68 @@
+"""The run cache: reuse, invalidation by config or data, forced retraining, checkpoint round trip."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+
+from mwplib import paths, runs
+from mwplib.models.base import collate
+from mwplib.solver import Solver, load_checkpoint
+from test_models import fast_config, toy_problems
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    return tmp_path
+
+
+def _spec(**overrides):
+    return runs.RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=2, beam=1, **overrides)
+
+
+def test_cached_run_is_reused_and_changed_config_is_not(isolated) -> None:
+    problems = toy_problems(12)
+    first = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    path = runs.run_path(_spec(), first["key"], "full")
+    assert path.exists() and first["n_test"] == 4 and len(first["predictions"]) == 4
+    mtime = path.stat().st_mtime_ns
+    assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == first
+    assert path.stat().st_mtime_ns == mtime  # not retrained
+    changed = replace(_spec(), config=fast_config("seq2seq", hidden=64))
+    assert runs.run(changed, problems, problems[:4], "full", progress=False)["key"] != first["key"]
+    other_data = runs.run(_spec(), problems[1:], problems[:4], "full", progress=False)
+    assert other_data["key"] != first["key"]
+    runs.run(_spec(), problems, problems[:4], "full", force=True, progress=False)
+    assert path.stat().st_mtime_ns != mtime
+
+
+def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
+    problems = toy_problems(12)
+    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    prediction = record["predictions"][0]
+    assert set(prediction) >= {"id", "prefix", "answer", "correct", "logprob"}
+    assert record["metrics"]["peer_test_accuracy"] >= record["metrics"]["test_accuracy"]
+    assert json.loads(runs.run_path(_spec(), record["key"], "full").read_text())["key"] == record["key"]
+    frame = runs.summarize([record])
+    assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
+
+
+@pytest.mark.parametrize("name", ["seq2seq", "gts"])
+def test_checkpoint_round_trip(isolated, name) -> None:
+    problems = toy_problems(12)
+    spec = replace(_spec(), model=name, config=fast_config(name))
+    record = runs.run(spec, problems, problems[:4], "full", progress=False)
+    model, max_len = load_checkpoint(runs.checkpoint_path(record["key"]))
+    solver = Solver(model, max_len, beam=1)
+    for problem, saved in zip(problems[:4], record["predictions"]):
+        solution = solver.solve(problem.text, problem.numbers)
+        assert list(solution.prefix) == saved["prefix"]
+        assert solution.logprob == pytest.approx(saved["logprob"], abs=1e-5)
+    batch = collate([model.prepare(problems[0])], model.embedder)
+    with torch.no_grad():
+        reloaded, _ = load_checkpoint(runs.checkpoint_path(record["key"]))
+        assert torch.equal(model.loss(batch), reloaded.loss(batch))

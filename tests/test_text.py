@@ -1,0 +1,68 @@
+"""Tokenisation, number slots and the alignment of numbers to pretrained sub-tokens."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mwplib.models.embedders import PretrainedEmbedder, _tokenizer, pool_subwords
+from mwplib.text import OutputVocab, align_subwords, encode_text, extract_numbers, tokenize
+from mwplib.problem import Problem
+
+
+def test_numbers_are_found_in_order_and_by_value() -> None:
+    enc = encode_text("Tom has 1,200 apples, 3/4 pie and .5 kg; the 5th box holds 2.5 and 5.",
+                      ["1200", "3/4", "0.5", "2.5", "5"])
+    assert [enc.words[i] for i in enc.num_pos] == ["1200", "3/4", ".5", "2.5", "5"]
+    assert enc.masked.count("NUM") == 5 and "5th" in enc.masked  # an ordinal is a word, not a quantity
+
+
+def test_masked_csv_text_maps_slots_directly() -> None:
+    enc = encode_text("he has number1 pens and number0 cups .", ["7", "9"])
+    assert enc.num_pos == (5, 2) and enc.words[2] == "9"
+
+
+def test_missing_number_names_the_record() -> None:
+    with pytest.raises(ValueError, match="file.csv#row3"):
+        encode_text("Tom has 4 apples.", ["4", "6"], "file.csv#row3")
+
+
+def test_extract_numbers_and_tokenize() -> None:
+    assert extract_numbers("Pay $1,000 for 2.50 kg") == ("1000", "2.5")
+    assert tokenize("Tom's dog ate 3 bones!") == ["tom's", "dog", "ate", "3", "bones", "!"]
+
+
+def test_output_vocab_learns_constants_from_training_split() -> None:
+    problems = [Problem("a", "x 3 4", "", "", 1.0, ("3", "4"), ("/", "N0", "100")),
+                Problem("b", "x 3", "", "", 1.0, ("3",), ("*", "N0", "0.5"))]
+    vocab = OutputVocab.from_problems(problems)
+    assert vocab.constants == ("0.5", "100") and vocab.max_slots == 2
+    assert vocab.tokens(vocab.ids(["*", "N1", "0.5"])) == ("*", "N1", "0.5")
+    with pytest.raises(ValueError, match="unknown to the output vocabulary"):
+        vocab.ids(["+", "N0", "7"], "b")
+
+
+def test_numbers_align_to_their_own_subtokens() -> None:
+    """Word positions index words; each number's pooled vector is the mean of exactly its sub-tokens."""
+    words = ["unbelievably", ",", "she", "has", "12.5", "apples", "and", "1200", "pears"]
+    tok = _tokenizer("minilm")
+    alignment = align_subwords(tok, words)
+    for index in (4, 7):
+        pieces = [alignment.input_ids[i] for i, w in enumerate(alignment.word_of) if w == index]
+        assert tok.decode(pieces).replace(" ", "") == words[index]
+    # sub-token positions differ from word positions (the bug of indexing one by the other would show)
+    assert alignment.word_of.index(4) != 4
+    hidden = torch.randn(1, len(alignment.input_ids), 3)
+    pooled = pool_subwords(hidden, torch.tensor([alignment.word_of]), len(words))
+    sub = [i for i, w in enumerate(alignment.word_of) if w == 4]
+    assert torch.allclose(pooled[0, 4], hidden[0, sub].mean(0))
+
+
+def test_pretrained_embedder_returns_one_vector_per_word() -> None:
+    embedder = PretrainedEmbedder("minilm", contextual=False)
+    enc = encode_text("She has 12.5 unbelievably red apples.", ["12.5"])
+    inputs = embedder.collate([embedder.prepare(enc.masked, enc.words)], len(enc.words))
+    out = embedder(inputs)
+    assert out.shape == (1, len(enc.words), embedder.dim)
+    number_subtokens = _tokenizer("minilm")("12.5", add_special_tokens=False)["input_ids"]
+    expected = embedder.embedding.weight[number_subtokens].mean(0)
+    assert torch.allclose(out[0, enc.num_pos[0]], expected, atol=1e-6)
