@@ -30,14 +30,14 @@ import json
 from collections import Counter
 from importlib import metadata
 from itertools import pairwise
-from typing import Literal, Sequence
+from typing import Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
 from . import expr, paths
-from .problem import Problem
+from .problem import Problem, Split
 from .profiles import Profile, get_profile
 from .report import paper_vs_ours
 from .text import tokenize
@@ -96,26 +96,37 @@ def split_templatable(problems: Sequence[Problem]) -> tuple[list[Problem], list[
 
 
 # ------------------------------------------------------------------------------------------------ Table 9
-def dataset_statistics(problems: Sequence[Problem], *, cld_sample: int | None = None, seed: int = 0) -> dict:
-    """SVAMP Table 9 for one dataset (notebook 00_datasets): #problems, #equation templates, average
-    #operators and CLD.
-
-    Templates and operators are counted over problems with a single-unknown gold equation
-    (``n_with_equation``); the others are counted, not dropped. CLD is computed on all problems, or on a
-    seeded sample of `cld_sample` of them (the smoke profile) — a sample has fewer near neighbours, so its
-    CLD is biased upwards.
-    """
+def template_statistics(problems: Sequence[Problem]) -> dict:
+    """#problems, #equation templates and average #operators (SVAMP Table 9 without CLD; notebook
+    00_datasets). Templates and operators are counted over the problems with a single-unknown gold
+    equation (``n_with_equation``); the others are counted here, not dropped."""
     with_eq = [p for p in problems if p.prefix]
-    templates = Counter(equation_template(p) for p in with_eq)
-    sample = _sample(problems, cld_sample, seed)
     return {
         "n_problems": len(problems),
         "n_with_equation": len(with_eq),
-        "n_templates": len(templates),
+        "n_templates": len({equation_template(p) for p in with_eq}),
         "avg_operators": float(np.mean([n_operators(p) for p in with_eq])) if with_eq else float("nan"),
-        "cld": corpus_lexicon_diversity(sample),
-        "cld_sample": len(sample),
     }
+
+
+def distinct_problems(splits: Iterable[Split]) -> list[Problem]:
+    """Every problem of a set of splits once (by id, first appearance), e.g. the 1,921 MAWPS problems of
+    SVAMP's cross-validation folds (notebook 00_datasets)."""
+    seen: dict[str, Problem] = {}
+    for split in splits:
+        for p in (*split.train, *split.dev, *split.test):
+            seen.setdefault(p.id, p)
+    return list(seen.values())
+
+
+def dataset_statistics(problems: Sequence[Problem], *, cld_sample: int | None = None, seed: int = 0) -> dict:
+    """SVAMP Table 9 for one dataset (notebook 00_datasets): :func:`template_statistics` plus CLD.
+
+    CLD is computed on all problems, or on a seeded sample of `cld_sample` of them (the smoke profile) —
+    a sample has fewer near neighbours, so its CLD is biased upwards.
+    """
+    sample = _sample(problems, cld_sample, seed)
+    return {**template_statistics(problems), "cld": corpus_lexicon_diversity(sample), "cld_sample": len(sample)}
 
 
 def template_frequencies(problems: Sequence[Problem]) -> pd.Series:
@@ -204,30 +215,40 @@ def _sample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[P
 
 
 # ---------------------------------------------------------------------------- Corpus Lexicon Diversity
-def cld_tokens(problems: Sequence[Problem]) -> list[tuple[str, ...]]:
-    """ASDiv-style normalised tokens per problem: lemmas without stop words and punctuation, numbers as
-    ``<num>``, person names as ``<person>``. Cached under build/cache/cld (parsing is the slow part)."""
+def cld_tokens(problems: Sequence[Problem], *, remove_stop_words: bool = True) -> list[tuple[str, ...]]:
+    """ASDiv-style normalised tokens per problem: lower-cased lemmas without punctuation (and, as ASDiv
+    does, without stop words), numbers as ``<num>``, person names as ``<person>``.
+
+    spaCy parses are cached under build/cache/cld with each token's stop-word flag, so both variants cost
+    one parse (the slow part).
+    """
     texts = [p.text for p in problems]
     key = hashlib.sha256(json.dumps([metadata.version("spacy"), texts]).encode()).hexdigest()[:16]
     cache = paths.cache_dir("cld") / f"{key}.json"
     if cache.exists():
-        return [tuple(t) for t in json.loads(cache.read_text())]
+        parsed = json.loads(cache.read_text())
+    else:
+        parsed = _parse_for_cld(texts)
+        cache.write_text(json.dumps(parsed))
+    return [tuple(token for token, stop in doc if not (stop and remove_stop_words)) for doc in parsed]
+
+
+def _parse_for_cld(texts: list[str]) -> list[list[tuple[str, bool]]]:
     from .nlp import spacy_pipeline
 
     nlp = spacy_pipeline(disable=())  # the entity recogniser finds the person names
-    out: list[tuple[str, ...]] = []
+    out = []
     for doc in nlp.pipe(texts, batch_size=128):
-        tokens = []
+        tokens: list[tuple[str, bool]] = []
         for tok in doc:
             if tok.ent_type_ == "PERSON":
                 if tok.ent_iob_ == "B":
-                    tokens.append("<person>")
+                    tokens.append(("<person>", False))
             elif tok.like_num or tok.pos_ == "NUM":
-                tokens.append("<num>")
-            elif not (tok.is_stop or tok.is_punct or tok.is_space):
-                tokens.append(tok.lemma_.lower())
-        out.append(tuple(tokens))
-    cache.write_text(json.dumps(out))
+                tokens.append(("<num>", False))
+            elif not (tok.is_punct or tok.is_space):
+                tokens.append((tok.lemma_.lower(), tok.is_stop))
+        out.append(tokens)
     return out
 
 
@@ -266,9 +287,22 @@ def lexicon_diversity(token_lists: Sequence[Sequence[str]]) -> np.ndarray:
     return 1.0 - np.clip(similarity.max(axis=1), 0.0, 1.0)
 
 
-def corpus_lexicon_diversity(problems: Sequence[Problem]) -> float:
+def corpus_lexicon_diversity(problems: Sequence[Problem], *, remove_stop_words: bool = True) -> float:
     """CLD of a set of problems (mean of :func:`lexicon_diversity` over ASDiv-style tokens)."""
-    return float(lexicon_diversity(cld_tokens(problems)).mean())
+    return float(lexicon_diversity(cld_tokens(problems, remove_stop_words=remove_stop_words)).mean())
+
+
+def cld_sensitivity(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
+                    seed: int = 0) -> pd.DataFrame:
+    """CLD with ASDiv's stop-word removal (our default) and with stop words kept, beside SVAMP Table 9
+    (notebook 00_datasets): shows how much the preprocessing, which ASDiv describes only in words, moves it."""
+    rows = []
+    for name, problems in datasets.items():
+        sample = _sample(problems, cld_sample, seed)
+        rows.append({"dataset": name, "problems": len(sample), "paper": TABLE9_PAPER.get(name, {}).get("cld"),
+                     "stop words removed": corpus_lexicon_diversity(sample),
+                     "stop words kept": corpus_lexicon_diversity(sample, remove_stop_words=False)})
+    return pd.DataFrame(rows)
 
 
 def _ngram_count_matrix(token_lists: Sequence[Sequence[str]], order: int) -> sparse.csr_matrix:
@@ -424,5 +458,5 @@ def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, f
 
 __all__ = ["equation_template", "n_operators", "mawps_template", "dataset_statistics", "template_frequencies",
            "TABLE9_PAPER", "svamp_table9", "template_problems", "headline_metrics", "plot_template_frequencies", "plot_count_distributions",
-           "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity", "lexical_overlap_matrix",
+           "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity", "cld_sensitivity", "template_statistics", "distinct_problems", "lexical_overlap_matrix",
            "lexical_overlap", "template_overlap", "split_templatable", "reduce_overlap", "overlap_table"]

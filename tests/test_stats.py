@@ -51,6 +51,9 @@ def test_cld_tokens_normalise_numbers_names_and_stop_words():
     assert tokens.count("<num>") == 2 and "<person>" in tokens
     assert "apple" in tokens and "buy" in tokens
     assert not {"the", "and", "she", "of", ".", "12", "mary"} & set(tokens)
+    (kept,) = stats.cld_tokens([make("a", "Mary bought 12 apples and she ate 3 of the apples.")],
+                               remove_stop_words=False)
+    assert {"the", "and", "of"} <= set(kept) and set(tokens) < set(kept)
 
 
 def test_equation_templates_and_dataset_statistics(monkeypatch):

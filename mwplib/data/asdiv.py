@@ -56,6 +56,8 @@ def _answer(raw: str) -> float | None:
 def _problem(element: ET.Element, fold: int) -> Problem:
     problem_id = element.get("ID", "")
     source = f"{ASDIV_XML}#{problem_id}"
+    if not problem_id:
+        raise DataError(f"{ASDIV_XML}: a <Problem> without ID (Body {element.findtext('Body')!r})")
     body, body_words = words_to_numbers(_child_text(element, "Body", source))
     question, question_words = words_to_numbers(_child_text(element, "Question", source))
     formula, raw_answer = _child_text(element, "Formula", source), _child_text(element, "Answer", source)
@@ -78,9 +80,10 @@ def _problem(element: ET.Element, fold: int) -> Problem:
         if not equals:
             raise ExpressionError(f"formula {formula!r} has no '='")
         prefix = slot_prefix(parse_infix(expression), numbers)
-        issues += prefix_issues(prefix, numbers, answer, report_constants=True)
     except ExpressionError as error:
         issues.append(f"{NO_EXPRESSION}: {error}")
+    else:
+        issues += prefix_issues(prefix, numbers, answer, report_constants=True)
     meta = {"source": source, "fold": fold, "grade": grade, "type": " ".join(solution.text.split()),
             "subtypes": dict(solution.attrib), "answer_raw": raw_answer, "origin": element.get("Source", ""),
             "number_words": tuple(body_words + question_words), "issues": tuple(issues)}

@@ -104,9 +104,10 @@ def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> P
     try:
         lhs, rhs = parse_equation(to_infix(equation))
         prefix = slot_prefix(_fractions_to_slots(solve_for(lhs, rhs, "x"), fractions), numbers)
-        issues += prefix_issues(prefix, numbers, answer)
     except ExpressionError as error:
         issues.append(f"{NO_EXPRESSION}: {error}")
+    else:
+        issues += prefix_issues(prefix, numbers, answer)
     meta = {"source": source, "sources": sources, "segmented_text": record["segmented_text"],
             "answer_raw": raw_answer, "issues": tuple(issues)}
     return Problem(id=str(record["id"]), body=text, question="", equation=equation, answer=answer,

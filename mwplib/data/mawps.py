@@ -61,9 +61,10 @@ def _problem(record: Mapping[str, Any], problem_id: str, source: str, meta: Mapp
         if len(equations) != 1:
             raise ExpressionError(f"{len(equations)} equations {equations!r}")
         prefix = slot_prefix(unknown_expression(equations[0]), numbers)
-        issues = prefix_issues(prefix, numbers, answer)
     except ExpressionError as error:
         issues = [f"{NO_EXPRESSION}: {error}"]
+    else:
+        issues = prefix_issues(prefix, numbers, answer)
     if "templateNumber" in record:  # SingleEq's own template annotation
         meta = {**meta, "template_number": record["templateNumber"]}
     return Problem(id=problem_id, body=body, question=question, equation="; ".join(equations), answer=answer,
@@ -80,7 +81,7 @@ def _mawps_2373() -> tuple[Problem, ...]:
                         f"and {len(membership)} records; the three must list the same problems")
     problems = []
     for position, (record, copy, member) in enumerate(zip(records, combine, membership)):
-        source = f"{MAWPS_SOURCE}#iIndex={record['iIndex']}"
+        source = f"{MAWPS_SOURCE}#iIndex={record.get('iIndex')}"
         differing = [name for name in _SHARED_FIELDS if record.get(name) != copy.get(name)]
         if differing:
             raise DataError(f"{source}: position {position} differs from {MAWPS_COMBINE} in {differing}")
@@ -117,7 +118,7 @@ def _subsets() -> dict[str, tuple[Problem, ...]]:
     out = {}
     for name, prefix in SUBSETS.items():
         relpath = SUBSET_FILE.format(name=name)
-        problems = [_problem(record, f"{prefix}-{record['iIndex']}", f"{relpath}#iIndex={record['iIndex']}",
+        problems = [_problem(record, f"{prefix}-{record.get('iIndex')}", f"{relpath}#iIndex={record.get('iIndex')}",
                              {"subset": name})
                     for record in read_json(relpath)]
         _check_unique(problems, relpath)

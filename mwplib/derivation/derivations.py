@@ -7,6 +7,7 @@ Used by notebook 05.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -85,3 +86,31 @@ def has_alignment_ambiguity(problem: Problem) -> bool:
     values = set(gold.values(problem).values())
     counts = [sum(q.value == v for q in problem.meta["quantities"]) for v in values]
     return any(c > 1 for c in counts)
+
+
+_EQUATION_TOKEN = re.compile(r"\s*(?:(\d+\.?\d*|\.\d+)|([A-Za-z_]\w*)|(\S))")
+_INDUCED_SLOTS = "abcdefghijklpqrstuvwxyz"  # skips the unknowns m, n, o
+
+
+def induced_template(problem: Problem) -> Template:
+    """The template a pre-annotation pipeline would induce from the gold equations (Kushman et al. 2014
+    style): each equation number whose value occurs in the text becomes a new slot, other numbers stay
+    constants, variables become m, n, o in order of appearance. Table 2's "before" counts these."""
+    values = {q.value for q in problem.meta["quantities"]}
+    variables: dict[str, str] = {}
+    slots = iter(_INDUCED_SLOTS)
+    equations = []
+    for equation in problem.equation.split(" ; "):
+        out = []
+        for number, name, other in _EQUATION_TOKEN.findall(equation):
+            if number:
+                value = Fraction(number)
+                out.append(next(slots) if value in values else str(value))
+            elif name:
+                if name not in variables:
+                    variables[name] = "mno"[len(variables)] if len(variables) < 3 else name
+                out.append(variables[name])
+            else:
+                out.append(other)
+        equations.append(" ".join(out))
+    return template_of(tuple(equations))

@@ -22,7 +22,7 @@ from mwplib.derivation.solve import Solution
 from mwplib.derivation.templates import Template, names_in
 from mwplib.problem import Problem
 
-_CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV", "ADP"}
+_CONTENT_POS = {"NOUN", "PROPN", "VERB"}
 
 
 def parse_problems(problems: Sequence[Problem], name: str) -> dict[str, list[tuple[str, str]]]:

@@ -175,3 +175,27 @@ def parse_template(equations: Sequence[str]) -> Template:
         except ZeroDivisionError:
             pass
     return Template(tuple(equations), tuple(slots), tuple(unknowns), trees)
+
+
+def canonical_form(template: Template) -> str:
+    """A symbolic normal form (each equation as expanded ``lhs − rhs`` up to sign, equations sorted),
+    built with sympy from the parse tree, no `eval`: the Kushman et al. (2014) style of de-duplicating
+    templates, which unlike TEMPLEQUIV does not try slot renamings."""
+    import sympy
+
+    def build(node: Node):
+        kind = node[0]
+        if kind == "num":
+            return sympy.Rational(node[1].numerator, node[1].denominator)
+        if kind in ("slot", "unknown"):
+            return sympy.Symbol(node[1])
+        if kind == "neg":
+            return -build(node[1])
+        left, right = build(node[1]), build(node[2])
+        return {"+": left + right, "-": left - right, "*": left * right, "/": left / right}[kind]
+
+    forms = []
+    for tree in template.trees:
+        expr = sympy.expand(sympy.together(build(tree)).as_numer_denom()[0])
+        forms.append(min(str(expr), str(sympy.expand(-expr))))
+    return " ; ".join(sorted(forms))
