@@ -69,12 +69,14 @@ def equation_exact_match(pred_prefix: Prefix, gold_prefix: Prefix) -> bool:
 def template_match(pred_prefix: Prefix, gold_prefix: Prefix) -> bool:
     """Whether prediction and gold share SVAMP's equation template (all numbers masked); malformed → False."""
     try:
-        return _template(pred_prefix) == _template(gold_prefix)
+        return prefix_template(pred_prefix) == prefix_template(gold_prefix)
     except expr.ExpressionError:
         return False
 
 
-def _template(prefix: Prefix) -> tuple[str, ...]:
+def prefix_template(prefix: Prefix) -> tuple[str, ...]:
+    """SVAMP's equation template of a prefix equation: every number and slot masked by the meta symbol ``n``
+    (§5.2); raises :class:`mwplib.expr.ExpressionError` on a malformed prefix."""
     return tuple(expr.to_prefix(expr.template(expr.parse_prefix(list(prefix)))))
 
 
@@ -111,13 +113,18 @@ def accuracy_by(problems: Iterable[Problem], correct: Mapping[str, bool], key: G
         raise ValueError("accuracy_by over an empty problem set")
     frame = pd.DataFrame(rows).groupby("group", dropna=False)["correct"].agg(n="size", correct="sum")
     frame["accuracy"] = frame["correct"] / frame["n"]
-    return frame.reset_index().sort_values("group", key=lambda s: s.astype(str)).reset_index(drop=True)
+    frame = frame.reset_index()
+    try:
+        frame = frame.sort_values("group")
+    except TypeError:  # mixed group types (e.g. None beside codes): order by their text
+        frame = frame.sort_values("group", key=lambda s: s.astype(str))
+    return frame.reset_index(drop=True)
 
 
 def majority_template(train: Iterable[Problem]) -> tuple[str, ...]:
     """The most frequent SVAMP equation template (meta symbol ``n``) among training problems with a gold
     prefix; ties go to the template seen first in training order."""
-    counts = Counter(_template(p.prefix) for p in train if p.prefix)
+    counts = Counter(prefix_template(p.prefix) for p in train if p.prefix)
     if not counts:
         raise ValueError("no training problem has a gold prefix; the majority template is undefined")
     return counts.most_common(1)[0][0]
@@ -169,7 +176,7 @@ def majority_baseline_table(splits: Mapping[str, Sequence[Split]]) -> pd.DataFra
     return paper_vs_ours(rows, keys=["dataset", "splits", "test problems"])
 
 
-__all__ = ["answer_correct", "answer_correctness", "answer_accuracy", "equation_exact_match", "template_match",
+__all__ = ["answer_correct", "answer_correctness", "answer_accuracy", "equation_exact_match", "template_match", "prefix_template",
            "accuracy_by", "majority_template", "fill_template", "majority_template_predictions",
            "majority_template_baseline", "majority_template_baseline_splits", "MAJORITY_BASELINE_PAPER",
            "majority_baseline_table", "BUILTIN_KEYS"]

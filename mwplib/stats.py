@@ -14,13 +14,17 @@ Definitions (with where they may differ from the papers):
   with n-grams up to 4, uniform weights, brevity penalty, no smoothing. Preprocessing: ASDiv used CoreNLP
   tokens/POS and NLTK lemmas, removed stop words and normalised named entities and quantities; we use
   spaCy's small English model instead (lemmas, spaCy's stop list, PERSON entities → ``<person>``, numbers →
-  ``<num>``), so values can differ from the published ones by tokeniser/lemmatiser/stop-list effects.
+  ``<num>``), so values can differ from the published ones by tokeniser/lemmatiser/stop-list effects. Our
+  MAWPS and SVAMP values lie a few hundredths above SVAMP's Table 9, ASDiv-A's far above it (see
+  notebook 00_datasets).
 * **Lexical overlap** (MAWPS §4.1): the average over all pairs of problems of the pairwise overlap of ``W(p)``,
   the set of unique unigrams and bigrams of ``p``. The pairwise formula was lost in the paper's text
   extraction; we use the Jaccard ratio ``|W(p) ∩ W(q)| / |W(p) ∪ W(q)|``. Tokens are
   :func:`mwplib.text.tokenize`'s lower-cased words and numbers, punctuation dropped.
-* **Template overlap** (MAWPS §4.2): the fraction of pairs whose gold equations share an ordered template
-  (:func:`mwplib.expr.ordered_template`: the k-th distinct number becomes ``a``, ``b``, …).
+* **Template overlap** (MAWPS §4.2): the fraction of pairs whose gold equations (as written in the source)
+  share an ordered template. By default the k-th *distinct* number becomes ``a``, ``b``, …
+  (:func:`mwplib.expr.ordered_template`); the paper leaves repeated numbers open, and the "positional" reading
+  (each occurrence its own letter) is available too — it is the one that reproduces the paper's SingleOp claim.
 * **Reduced-overlap subsets** (MAWPS §4.1–4.2): greedy remote-clique heuristic, see :func:`reduce_overlap`.
 """
 from __future__ import annotations
@@ -28,28 +32,32 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from functools import partial
 from importlib import metadata
 from itertools import pairwise
+from string import ascii_lowercase
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from . import expr, paths
+from . import expr, metrics, paths
 from .problem import Problem, Split
 from .profiles import Profile, get_profile
 from .report import paper_vs_ours
 from .text import tokenize
 
 OverlapKind = Literal["lexical", "template"]
+Letters = Literal["distinct", "positional"]
 BLEU_MAX_N = 4
 
 
 # --------------------------------------------------------------------------------------- equation templates
 def equation_template(problem: Problem) -> tuple[str, ...]:
     """SVAMP's Equation Template of a problem: its gold prefix with all numbers masked by one meta symbol."""
-    return tuple(expr.to_prefix(expr.template(_prefix_node(problem))))
+    _prefix_node(problem)  # a missing or malformed gold raises here, naming the problem
+    return metrics.prefix_template(problem.prefix)
 
 
 def n_operators(problem: Problem) -> int:
@@ -66,19 +74,30 @@ def _prefix_node(problem: Problem) -> expr.Node:
         raise ValueError(f"{problem.source}: malformed gold prefix {' '.join(problem.prefix)!r}: {err}") from err
 
 
-def mawps_template(problem: Problem) -> str:
+def mawps_template(problem: Problem, letters: Letters = "distinct") -> str:
     """The MAWPS paper's ordered template of the gold equation, e.g. ``( a * b ) + c = x``.
 
-    The source equation string (``Problem.equation``) is used as written, as MAWPS does (so ``x = a - b``
-    and ``a - x = b`` differ); the unknown is lower-cased. Only single equations occur in the subsets we
-    can build; anything else raises, naming the problem.
+    "Numerical values are replaced by a consistent, ordered set of constant variables" does not say what
+    happens to a repeated value, so both readings exist: ``"distinct"`` (:func:`mwplib.expr.ordered_template`:
+    the k-th distinct value is the k-th letter, ``7 + 7`` → ``a + a``) and ``"positional"`` (every number
+    occurrence takes the next letter, ``7 + 7`` → ``a + b``). The source equation string
+    (``Problem.equation``) is used as written, as MAWPS does (so ``x = a - b`` and ``a - x = b`` differ); the
+    unknown is lower-cased. An equation that does not parse raises, naming the problem.
     """
     try:
         lhs, rhs = expr.parse_equation(problem.equation)
     except expr.ExpressionError as err:
         raise ValueError(f"{problem.source}: cannot parse equation {problem.equation!r}: {err}") from err
     # Template both sides as one tree (lhs − rhs) so that letters are shared across the "=".
-    both = expr.ordered_template(expr.Node("-", (lhs, rhs)))
+    both = expr.Node("-", (lhs, rhs))
+    if letters == "distinct":
+        both = expr.ordered_template(both)
+    elif letters == "positional":
+        names = iter(ascii_lowercase)
+        both = expr.map_leaves(both, lambda t: expr.Node(next(names)) if expr.is_number(t) or expr.is_slot(t)
+                               else None)
+    else:
+        raise ValueError(f"unknown template letters {letters!r}; choose 'distinct' or 'positional'")
     return f"{expr.to_infix(both.children[0])} = {expr.to_infix(both.children[1])}".lower()
 
 
@@ -133,6 +152,31 @@ def template_frequencies(problems: Sequence[Problem]) -> pd.Series:
     """How many problems use each SVAMP equation template, most frequent first (notebook 00_datasets)."""
     counts = Counter(" ".join(equation_template(p)) for p in problems if p.prefix)
     return pd.Series(dict(counts.most_common()), name="problems", dtype=int)
+
+
+def template_statistics_table(versions: dict[str, tuple[str, Sequence[Problem]]]) -> pd.DataFrame:
+    """:func:`template_statistics` of several versions of the Table 9 datasets beside the paper
+    (notebook 00_datasets). `versions` maps a label to (Table 9 dataset name, problems)."""
+    rows = [{"version": label, "statistic": key, "paper": TABLE9_PAPER[dataset].get(key), "ours": value}
+            for label, (dataset, problems) in versions.items()
+            for key, value in template_statistics(problems).items()]
+    return paper_vs_ours(rows, keys=["version", "statistic"])
+
+
+def compare_templates(first: Sequence[Problem], second: Sequence[Problem]) -> pd.DataFrame:
+    """Templates whose problem counts differ between two versions of a dataset, with the ids of the problems
+    present in only one version or templated differently (notebook 00_datasets)."""
+    def by_id(problems: Sequence[Problem]) -> dict[str, str]:
+        return {p.id: " ".join(equation_template(p)) for p in problems if p.prefix}
+
+    a, b = by_id(first), by_id(second)
+    counts = pd.DataFrame({"first": pd.Series(Counter(a.values())), "second": pd.Series(Counter(b.values()))})
+    counts = counts.fillna(0).astype(int)
+    counts = counts[counts["first"] != counts["second"]].rename_axis("template").reset_index()
+    changed = {i for i in a.keys() | b.keys() if a.get(i) != b.get(i)}
+    counts["problems"] = [", ".join(sorted(i for i in changed if t in (a.get(i), b.get(i))))
+                          for t in counts["template"]]
+    return counts
 
 
 def template_problems(problems: Sequence[Problem], template: str) -> pd.DataFrame:
@@ -295,13 +339,17 @@ def corpus_lexicon_diversity(problems: Sequence[Problem], *, remove_stop_words: 
 def cld_sensitivity(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
                     seed: int = 0) -> pd.DataFrame:
     """CLD with ASDiv's stop-word removal (our default) and with stop words kept, beside SVAMP Table 9
-    (notebook 00_datasets): shows how much the preprocessing, which ASDiv describes only in words, moves it."""
+    (notebook 00_datasets): shows how much the preprocessing, which ASDiv describes only in words, moves it.
+    The last column is the share of problems whose every BLEU is 0 (LD = 1) after stop-word removal:
+    unsmoothed BLEU-4 needs a shared 4-gram."""
     rows = []
     for name, problems in datasets.items():
         sample = _sample(problems, cld_sample, seed)
         rows.append({"dataset": name, "problems": len(sample), "paper": TABLE9_PAPER.get(name, {}).get("cld"),
                      "stop words removed": corpus_lexicon_diversity(sample),
-                     "stop words kept": corpus_lexicon_diversity(sample, remove_stop_words=False)})
+                     "stop words kept": corpus_lexicon_diversity(sample, remove_stop_words=False),
+                     "no neighbour sharing a 4-gram (%)":
+                         100 * float(np.mean(lexicon_diversity(cld_tokens(sample)) >= 1.0))})
     return pd.DataFrame(rows)
 
 
@@ -341,12 +389,13 @@ def lexical_overlap(problems: Sequence[Problem]) -> float:
     return _mean_off_diagonal(lexical_overlap_matrix(problems))
 
 
-def template_overlap(problems: Sequence[Problem]) -> float:
-    """MAWPS template overlap of a dataset: the fraction of unordered pairs with the same ordered template."""
+def template_overlap(problems: Sequence[Problem], letters: Letters = "distinct") -> float:
+    """MAWPS template overlap of a dataset: the fraction of unordered pairs with the same ordered template
+    (`letters`: see :func:`mawps_template`)."""
     n = len(problems)
     if n < 2:
         raise ValueError(f"overlap needs at least 2 problems, got {n}")
-    counts = Counter(mawps_template(p) for p in problems)
+    counts = Counter(mawps_template(p, letters) for p in problems)
     return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
 
 
@@ -357,8 +406,8 @@ def _mean_off_diagonal(matrix: np.ndarray) -> float:
     return float((matrix.sum() - np.trace(matrix)) / (n * (n - 1)))
 
 
-def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lexical",
-                   seed: int = 0) -> list[Problem]:
+def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lexical", seed: int = 0,
+                   letters: Letters = "distinct") -> list[Problem]:
     """MAWPS's greedy reduced-overlap subset of size `k` (paper §4.1–4.2; notebook 00_datasets).
 
     Start from a singleton and repeatedly add the problem p ∉ D' minimising f(p, D') = Σ_{q∈D'} overlap(p, q)
@@ -366,12 +415,13 @@ def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lex
     template while one is left, then the problem whose template is least frequent in D'. The paper's rule
     for the first problem was lost in extraction; we start from the problem with the least total overlap
     with D. Ties (common: template overlap is 0/1) go to the earliest problem in a seeded random order.
-    f is updated incrementally, so the cost is O(n·k) after the pairwise matrix.
+    f is updated incrementally, so the cost is O(n·k) after the pairwise matrix. `letters` applies to
+    template overlap (:func:`mawps_template`).
     """
     n = len(problems)
     if not 1 <= k <= n:
         raise ValueError(f"subset size k={k} must be in 1..{n}")
-    overlap = _pairwise(problems, kind)
+    overlap = _pairwise(problems, kind, letters)
     np.fill_diagonal(overlap, 0.0)
     rank = np.random.default_rng(seed).permutation(n)  # tie-break order
     chosen = np.zeros(n, dtype=bool)
@@ -388,11 +438,11 @@ def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lex
     return [problems[i] for i in order]
 
 
-def _pairwise(problems: Sequence[Problem], kind: OverlapKind) -> np.ndarray:
+def _pairwise(problems: Sequence[Problem], kind: OverlapKind, letters: Letters) -> np.ndarray:
     if kind == "lexical":
         return lexical_overlap_matrix(problems)
     if kind == "template":
-        ids = pd.factorize(pd.Series([mawps_template(p) for p in problems]))[0]
+        ids = pd.factorize(pd.Series([mawps_template(p, letters) for p in problems]))[0]
         return (ids[:, None] == ids[None, :]).astype(float)
     raise ValueError(f"unknown overlap kind {kind!r}; choose 'lexical' or 'template'")
 
@@ -411,14 +461,16 @@ _NOT_REPRODUCIBLE = {
 _PAPER_ONLY = {("SimulEq-L", "template overlap reduction (%)"): 97.0}
 
 
-def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, seed: int = 0) -> pd.DataFrame:
+def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, seed: int = 0,
+                  letters: Letters = "distinct") -> pd.DataFrame:
     """MAWPS Table 1 as far as it can be reproduced (notebook 00_datasets): per subset, lexical and template
     overlap (in %) of D and of the greedy subset D' at k = |D|/2, and the reduction (1 − D'/D) in %.
 
     The paper column holds the prose claims that apply (its table did not survive); subsets the paper
     reports but we cannot build are listed with a note. Under `profile.overlap_limit` each subset is first
     reduced to a seeded random sample of that size. Problems whose equation cannot be parsed are left out
-    of the template rows and named in their note.
+    of the template rows and named in their note. `letters` selects the template reading
+    (:func:`mawps_template`).
     """
     limit = get_profile(profile).overlap_limit
     rows = []
@@ -426,9 +478,9 @@ def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, see
         sample = _sample(problems, limit, seed)
         templatable, errors = split_templatable(sample)
         for kind, measure, data in (("lexical", lexical_overlap, sample),
-                                    ("template", template_overlap, templatable)):
+                                    ("template", partial(template_overlap, letters=letters), templatable)):
             full = 100 * measure(data)
-            reduced = 100 * measure(reduce_overlap(data, len(data) // 2, kind, seed=seed))
+            reduced = 100 * measure(reduce_overlap(data, len(data) // 2, kind, seed=seed, letters=letters))
             values = {f"{kind} overlap of D (%)": full, f"{kind} overlap of D' k=|D|/2 (%)": reduced,
                       f"{kind} overlap reduction (%)": 100 * (1 - reduced / full) if full else float("nan")}
             left_out = f"left out: {'; '.join(errors)}" if kind == "template" and errors else ""
@@ -447,7 +499,8 @@ def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, see
 def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, float]:
     """Flat metric names for report.record (notebook 00_datasets): ``<dataset>_<statistic>`` from Table 9 and
     ``<subset>_<kind>_overlap`` / ``..._overlap_reduced`` (in %) from the overlap table."""
-    out = {f"{row.dataset}_{row.statistic}": float(row.ours) for row in table9.itertuples()}
+    out: dict[str, float] = {f"{row.dataset}_{row.statistic}": int(row.ours) if row.statistic.startswith("n_")
+                             else float(row.ours) for row in table9.itertuples()}
     renames = {"overlap of D (%)": "overlap", "overlap of D' k=|D|/2 (%)": "overlap_reduced"}
     for row in overlap.dropna(subset=["ours"]).itertuples():
         kind, _, rest = row.statistic.partition(" ")
@@ -456,7 +509,9 @@ def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, f
     return out
 
 
-__all__ = ["equation_template", "n_operators", "mawps_template", "dataset_statistics", "template_frequencies",
-           "TABLE9_PAPER", "svamp_table9", "template_problems", "headline_metrics", "plot_template_frequencies", "plot_count_distributions",
-           "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity", "cld_sensitivity", "template_statistics", "distinct_problems", "lexical_overlap_matrix",
-           "lexical_overlap", "template_overlap", "split_templatable", "reduce_overlap", "overlap_table"]
+__all__ = ["equation_template", "n_operators", "mawps_template", "split_templatable", "template_statistics",
+           "distinct_problems", "dataset_statistics", "template_frequencies", "template_statistics_table",
+           "compare_templates", "template_problems", "TABLE9_PAPER", "svamp_table9", "plot_template_frequencies",
+           "plot_count_distributions", "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity",
+           "cld_sensitivity", "lexical_overlap_matrix", "lexical_overlap", "template_overlap", "reduce_overlap",
+           "overlap_table", "headline_metrics"]

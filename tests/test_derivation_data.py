@@ -4,6 +4,7 @@ import pytest
 from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            inconsistent_gold)
+from mwplib.derivation.experiments import same_equations
 from mwplib.derivation.metrics import score, solution_correct
 from mwplib.derivation.solve import solve_linear
 
@@ -37,6 +38,8 @@ def test_sum_of_two_numbers_case_right_solution_wrong_derivation():
     predicted = Derivation(gold.template, {"a": (0, 3), "b": (1, 5), "c": (1, 13), "d": (1, 0), "e": (0, 6)})
     assert score(problem, predicted) == {"solution": True, "equation": False, "derivation": False}
     assert score(problem, gold)["derivation"] and score(problem, gold)["solution"]
+    # the case-study classifier: 2m − n = 2 + 12 is not the gold 4m − 2n = 16 + 12, though it has its solution
+    assert not same_equations(predicted, problem) and same_equations(first_equation_derivation(problem), problem)
 
 
 def test_coffee_and_bagels_case_caught_by_derivation_not_equation_accuracy():
@@ -57,3 +60,13 @@ def test_solution_accuracy_matches_values_as_a_multiset():
                                            ("dolphin", ["dolphin:2000661", "dolphin:2000334"])])
 def test_gold_derivations_reproduce_the_reference_solution_but_two_annotation_errors(dataset, known):
     assert sorted(inconsistent_gold(load_derivations(dataset))) == sorted(known)
+
+
+def test_derivation_induced_from_equations_turns_text_numbers_into_first_match_slots():
+    from mwplib.derivation.derivations import induced_derivation
+
+    problem = _find("alg514", "bagels and spent 12.75")
+    induced = induced_derivation(problem)
+    assert induced.template.key == "( a * m ) + ( b * n ) = c ; ( d * m ) + ( e * n ) = f"
+    assert induced.alignment["d"] == (0, 7)  # the first 2 of the text
+    assert score(problem, induced) == {"solution": True, "equation": True, "derivation": False}

@@ -82,3 +82,10 @@ def test_reconcile_groups_only_equivalent_templates():
     assert result.representative[T3.key] == T2
     mapped = result.apply(Derivation(T3, {"b": (0, 1), "c": (0, 3), "a": (0, 4)}))
     assert mapped.template == T2 and mapped.alignment == {"a": (0, 1), "b": (0, 3), "c": (0, 4)}
+
+
+def test_canonical_form_catches_rewriting_but_not_renaming():
+    from mwplib.derivation.templates import canonical_form
+
+    assert canonical_form(parse_template(["m + n = a"])) == canonical_form(parse_template(["a - n = m"]))
+    assert canonical_form(T2) != canonical_form(T3)  # only TEMPLEQUIV's renaming search unites them

@@ -57,6 +57,8 @@ def test_accuracy_by_builtin_keys_meta_and_callables():
     by_ops = metrics.accuracy_by(problems, correct, "n_operators").set_index("group")
     assert by_ops.loc[1, "accuracy"] == 1.0 and by_ops.loc[2, "accuracy"] == 0.0
     assert list(metrics.accuracy_by(problems, correct, "n_numbers")["n"]) == [2, 1]
+    by_length = metrics.accuracy_by(problems, correct, lambda p: {"a": 10, "b": 2, "c": 9}[p.id])
+    assert list(by_length["group"]) == [2, 9, 10]  # numeric groups in numeric order
     by_type = metrics.accuracy_by(problems, correct, "type").set_index("group")
     assert by_type.loc["Addition", "accuracy"] == 0.5
     by_fn = metrics.accuracy_by(problems, correct, lambda p: p.answer > 2.5).set_index("group")

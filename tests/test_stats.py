@@ -81,6 +81,9 @@ def test_mawps_template_is_ordered_and_shared_across_the_equals_sign():
     assert stats.mawps_template(same1) == stats.mawps_template(same2)
     assert stats.mawps_template(same1) != stats.mawps_template(other)
     assert stats.mawps_template(make("d", "t", equation="70-x=27")) == "a - x = b"
+    repeated = make("r", "t", equation="X=(7.0+7.0)")
+    assert stats.mawps_template(repeated) == "x = a + a"
+    assert stats.mawps_template(repeated, "positional") == "x = a + b"
     with pytest.raises(ValueError, match="test#e"):
         stats.mawps_template(make("e", "t", equation="x=1=2"))
 
@@ -89,6 +92,18 @@ def test_template_overlap_counts_pairs_with_equal_templates():
     problems = [make("a", "t", equation="x=1+2"), make("b", "t", equation="x=5+9"),
                 make("c", "t", equation="x=5-9"), make("d", "t", equation="x=7+7")]  # 7+7 is a + a
     assert stats.template_overlap(problems) == pytest.approx(1 / 6)
+    assert stats.template_overlap(problems, "positional") == pytest.approx(3 / 6)  # 7+7 is a + b
+
+
+def test_compare_templates_names_the_problems_behind_a_difference():
+    first = [make("a", "t", prefix=("+", "N0", "N1")), make("b", "t", prefix=("-", "N0", "N1")),
+             make("c", "t", prefix=("+", "N0", "-", "N0", "N1"))]
+    second = [make("a", "t", prefix=("+", "N1", "N0")), make("b", "t", prefix=("-", "N0", "N1")),
+              make("c", "t", prefix=("-", "+", "N0", "N0", "N1"))]
+    diff = stats.compare_templates(first, second).set_index("template")
+    assert set(diff.index) == {"+ n - n n", "- + n n n"}
+    assert diff.loc["+ n - n n", "first"] == 1 and diff.loc["+ n - n n", "second"] == 0
+    assert diff.loc["- + n n n", "problems"] == "c"
 
 
 def test_lexical_overlap_is_mean_pairwise_jaccard_of_unigrams_and_bigrams():

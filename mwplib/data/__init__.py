@@ -30,7 +30,9 @@ _LAZY = {
     "load_asdiv_a_problems": "asdiv",
     "asdiv_issues": "asdiv",
     "load_math23k": "math23k",
+    "load_math23k_public_test": "math23k",
     "math23k_issues": "math23k",
+    "data_inventory": "inventory",
 }
 
 __all__ = ["DataError", "data_file", *_LAZY]

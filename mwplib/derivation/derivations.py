@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from mwplib.data.derivations import Position, Quantity
 from mwplib.derivation.solve import Solution, solve
-from mwplib.derivation.templates import Template, parse_template
+from mwplib.derivation.templates import Template, TemplateError, parse_template
 from mwplib.problem import Problem
 
 
@@ -92,25 +92,33 @@ _EQUATION_TOKEN = re.compile(r"\s*(?:(\d+\.?\d*|\.\d+)|([A-Za-z_]\w*)|(\S))")
 _INDUCED_SLOTS = "abcdefghijklpqrstuvwxyz"  # skips the unknowns m, n, o
 
 
-def induced_template(problem: Problem) -> Template:
-    """The template a pre-annotation pipeline would induce from the gold equations (Kushman et al. 2014
-    style): each equation number whose value occurs in the text becomes a new slot, other numbers stay
-    constants, variables become m, n, o in order of appearance. Table 2's "before" counts these."""
-    values = {q.value for q in problem.meta["quantities"]}
+def induced_derivation(problem: Problem) -> Derivation:
+    """The derivation a solver trained on equations only (TE) recovers (Kushman et al. 2014 style): each
+    number of the gold equations whose value occurs in the text becomes a new slot aligned to the first
+    textual number with that value; other numbers stay constants; variables become m, n, o in order of
+    appearance. Raises TemplateError for equations we cannot parse (e.g. implicit products "2(x-y)")."""
+    first: dict[Fraction, Position] = {}
+    for q in problem.meta["quantities"]:
+        first.setdefault(q.value, q.position)
     variables: dict[str, str] = {}
     slots = iter(_INDUCED_SLOTS)
-    equations = []
+    equations, alignment = [], {}
     for equation in problem.equation.split(" ; "):
         out = []
         for number, name, other in _EQUATION_TOKEN.findall(equation):
-            if number:
-                value = Fraction(number)
-                out.append(next(slots) if value in values else str(value))
+            if number and Fraction(number) in first:
+                slot = next(slots)
+                alignment[slot] = first[Fraction(number)]
+                out.append(slot)
+            elif number:
+                out.append(str(Fraction(number)))
             elif name:
                 if name not in variables:
-                    variables[name] = "mno"[len(variables)] if len(variables) < 3 else name
+                    if len(variables) == 3:
+                        raise TemplateError(f"{problem.source}: more than three unknowns in {problem.equation!r}")
+                    variables[name] = "mno"[len(variables)]
                 out.append(variables[name])
             else:
                 out.append(other)
         equations.append(" ".join(out))
-    return template_of(tuple(equations))
+    return Derivation(template_of(tuple(equations)), alignment)

@@ -6,10 +6,14 @@ same configuration.
 """
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import random
 import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Sequence
 
 import pandas as pd
@@ -17,9 +21,8 @@ import pandas as pd
 from mwplib import paths
 from mwplib.data.derivations import NAMES, derivation_splits, load_derivations
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
-                                           has_alignment_ambiguity, inconsistent_gold, induced_template,
+                                           has_alignment_ambiguity, inconsistent_gold, induced_derivation,
                                            template_of)
-from mwplib.derivation.equivalence import template_equivalences
 from mwplib.derivation.features import parse_problems, problem_features
 from mwplib.derivation.metrics import METRICS, score
 from mwplib.derivation.perceptron import Example, Solver
@@ -60,7 +63,7 @@ def template_statistics(datasets: Sequence[str] = ("draw", "alg514", "dolphin"))
         induced, failed = set(), []
         for problem in problems:
             try:
-                induced.add(canonical_form(induced_template(problem)))
+                induced.add(canonical_form(induced_derivation(problem).template))
             except TemplateError:
                 failed.append(problem.id)
         start = time.perf_counter()
@@ -96,6 +99,7 @@ class RunConfig:
     train_limit: int | None
     test_limit: int | None
     seed: int
+    code: str  # hash of the solver and evaluation sources: a stored run is reused only for the same code
 
     @property
     def key(self) -> str:
@@ -115,12 +119,24 @@ def _features(problems: Sequence[Problem]) -> dict[str, Any]:
     return {p.id: problem_features(p, tagged[p.id]) for p in problems}
 
 
-def _reference(problem: Problem, supervision: str) -> Derivation:
-    return gold_derivation(problem) if supervision == "TD" else first_equation_derivation(problem)
+def _reference(problem: Problem, supervision: str) -> Derivation | None:
+    """TD: the annotated derivation. TE: the derivation recovered from the equations alone (template
+    induced from them, first-match alignment); None when the equations cannot be read."""
+    if supervision == "TD":
+        return gold_derivation(problem)
+    try:
+        return induced_derivation(problem)
+    except TemplateError:
+        return None
 
 
-def _train_examples(train: Sequence[Problem], config: RunConfig, features: dict) -> tuple[list, list[Example]]:
+def _train_examples(train: Sequence[Problem], config: RunConfig,
+                    features: dict) -> tuple[list, list[Example], list[str]]:
+    """Solver templates, training examples, and the ids skipped because no reference could be built."""
     references = [_reference(p, config.supervision) for p in train]
+    skipped = [p.id for p, ref in zip(train, references) if ref is None]
+    train = [p for p, ref in zip(train, references) if ref is not None]
+    references = [ref for ref in references if ref is not None]
     if config.reconciled:
         rec: Reconciliation = reconcile(d.template for d in references)
         references = [rec.apply(d) for d in references]
@@ -131,7 +147,7 @@ def _train_examples(train: Sequence[Problem], config: RunConfig, features: dict)
         position = {q.position: i for i, q in enumerate(problem.meta["quantities"])}
         alignment = tuple(position[ref.alignment[s]] for s in ref.template.slots)
         examples.append(Example(problem, features[problem.id], index[ref.template.key], alignment))
-    return templates, examples
+    return templates, examples, skipped
 
 
 def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any]:
@@ -144,7 +160,7 @@ def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], pr
         return stored
     start = time.perf_counter()
     features = _features([*train, *test])
-    templates, examples = _train_examples(train, config, features)
+    templates, examples, skipped = _train_examples(train, config, features)
     solver = Solver(templates)
     solver.train(examples, config.epochs, seed=config.seed)
     predictions = {}
@@ -156,7 +172,7 @@ def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], pr
             "alignment": {s: list(p) for s, p in derivation.alignment.items()} if derivation else None,
             **{m: int(v) for m, v in scores.items()}}
     metrics = {m: 100 * sum(p[m] for p in predictions.values()) / max(1, len(predictions)) for m in METRICS}
-    result = {"config": asdict(config), "test_ids": [p.id for p in test], "n_train": len(train),
+    result = {"config": asdict(config), "test_ids": [p.id for p in test], "n_train": len(examples), "skipped_train": skipped,
               "n_templates": len(templates), "seconds": time.perf_counter() - start, "metrics": metrics,
               "predictions": predictions}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,9 +187,21 @@ def _pooled(results: Sequence[dict]) -> dict[str, float]:
             for m in METRICS}
 
 
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Short hash of the modules a stored run depends on."""
+    import mwplib.data.derivations as loader
+
+    package = Path(__file__).parent
+    files = [Path(loader.__file__), *(package / f for f in ("derivations.py", "equivalence.py", "features.py",
+                                                             "metrics.py", "perceptron.py", "reconcile.py",
+                                                             "solve.py", "templates.py"))]
+    return hashlib.sha1(b"".join(f.read_bytes() for f in files)).hexdigest()[:10]
+
+
 def _config(name: str, supervision: str, reconciled: bool, profile: Profile, seed: int) -> RunConfig:
     return RunConfig(name, supervision, reconciled, profile.epochs(PAPER_EPOCHS), profile.train_limit,
-                     profile.test_limit, seed)
+                     profile.test_limit, seed, code_version())
 
 
 # ---------------------------------------------------------------- Tables 3–5
@@ -263,13 +291,31 @@ def _derivation_of(prediction: dict) -> Derivation:
                       {s: tuple(p) for s, p in prediction["alignment"].items()})
 
 
+def _rows(derivation: Derivation, problem: Problem, order: Sequence[int]) -> list[tuple] | None:
+    """The grounded equations as rows (coefficients of the unknowns in `order`, constant), each with its
+    sign fixed so that the first non-zero entry is positive; None when grounding divides by zero."""
+    try:
+        matrix, rhs = derivation.template.ground(derivation.values(problem))
+    except ZeroDivisionError:
+        return None
+    rows = []
+    for coefficients, constant in zip(matrix, rhs):
+        row = tuple(coefficients[i] for i in order) + (constant,)
+        lead = next((v for v in row if v != 0), 1)
+        rows.append(tuple(-v for v in row) if lead < 0 else row)
+    return sorted(rows)
+
+
 def same_equations(predicted: Derivation, problem: Problem) -> bool:
-    """The predicted derivation grounds to the gold equation system: equivalent templates and, under a
-    renaming, equal slot values (whatever textual numbers supplied them)."""
+    """The predicted derivation grounds to the gold equation system: the same equations up to moving terms
+    across '=', the order of equations and the names of unknowns (2m − n = 14 and 4m − 2n = 28 differ,
+    as in §5.3), whichever template and textual numbers produced them."""
     gold = gold_derivation(problem)
-    pv, gv = predicted.values(problem), gold.values(problem)
-    return any(all(pv[c] == gv[c2] for c, c2 in gamma)
-               for gamma in template_equivalences(predicted.template, gold.template))
+    if len(predicted.template.unknowns) != len(gold.template.unknowns):
+        return False
+    reference = _rows(gold, problem, range(len(gold.template.unknowns)))
+    return any(_rows(predicted, problem, order) == reference
+               for order in itertools.permutations(range(len(predicted.template.unknowns))))
 
 
 def case_studies(runs: dict, per_kind: int = 3) -> pd.DataFrame:
@@ -329,14 +375,14 @@ def metrics_figure(runs3: dict, runs4: dict):
     import matplotlib.pyplot as plt
 
     rows = [{"group": f"{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs3.items()]
-    rows += [{"group": f"DRAW+{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs4.items()]
+    rows += [{"group": f"DRAW-1K\n+{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs4.items()]
     frame = pd.DataFrame(rows).set_index("group")[list(METRICS)]
     fig, ax = plt.subplots(figsize=(12, 3.8))
     frame.plot.bar(ax=ax, rot=0, width=0.8)
     ax.set_ylabel("accuracy (%)")
     ax.set_xlabel("")
     ax.tick_params(axis="x", labelsize=7)
-    ax.legend(title="metric", ncols=3)
+    ax.legend(ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     fig.tight_layout()
     return fig
 

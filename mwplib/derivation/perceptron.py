@@ -94,6 +94,12 @@ class Solver:
             keys += solution_keys(solution)
         return keys
 
+    def score(self, example: Example, template: int, alignment: tuple[int, ...]) -> float:
+        """w · φ(x, z), computed from the explicit feature list (`decode` computes it by parts)."""
+        weights = self.weights
+        vector = sum(weights.vector[g][template] for g in example.features.ngrams if g in weights.vector)
+        return float(vector + sum(weights.get(k) for k in self.features(example, template, alignment)))
+
     @staticmethod
     def _values(example: Example, template: Template, alignment: tuple[int, ...]) -> dict:
         quantities = example.problem.meta["quantities"]

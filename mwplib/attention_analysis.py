@@ -1,0 +1,125 @@
+"""What the constrained model attends to (SVAMP §4.3, Tables 6 and 26; notebook 03_attention_analysis).
+
+The paper shows by example that the order-free constrained model puts almost all attention on one word and
+keeps the same word — and the same equation — when an edit changes the gold equation. Here that is
+measured: the largest attention weight of every prediction, the word it falls on, and over the paper's
+example pairs how often the top word and the predicted equation stay the same although the gold changed.
+
+An attention matrix is one row per decoded token over the problem's words (`mwplib.solver.Solution`);
+padding columns beyond the words, if any, are ignored.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .examples import PaperExample
+from .metrics import answer_correct
+from .report import paper_vs_ours
+from .solver import Solution, Solver
+
+Attention = Sequence[Sequence[float]]
+
+
+def top_word(words: Sequence[str], attention: Attention) -> tuple[str, float]:
+    """The word with the largest attention weight anywhere in the decoding, and that weight."""
+    matrix = np.atleast_2d(np.asarray(attention, dtype=float))[:, :len(words)]
+    if matrix.size == 0:
+        raise ValueError(f"empty attention matrix for {len(words)} words")
+    step, position = np.unravel_index(int(matrix.argmax()), matrix.shape)
+    return words[position], float(matrix[step, position])
+
+
+def max_weights(attentions: Iterable[Attention | None]) -> np.ndarray:
+    """The largest attention weight of each prediction (the distribution the paper describes as "usually
+    attends to a single word"); a prediction without attention raises, since it is not the constrained model."""
+    values = []
+    for i, attention in enumerate(attentions):
+        if attention is None or not len(attention):
+            raise ValueError(f"prediction {i} has no attention weights (not a Constrained-model run?)")
+        values.append(float(np.max(np.asarray(attention, dtype=float))))
+    return np.asarray(values)
+
+
+def weight_summary(weights: np.ndarray, thresholds: Sequence[float] = (0.5, 0.9, 0.99)) -> dict[str, float]:
+    """Median largest weight and the share (%) of predictions whose largest weight reaches each threshold."""
+    if len(weights) == 0:
+        raise ValueError("no attention weights to summarise")
+    return {"n": int(len(weights)), "median": float(np.median(weights)),
+            **{f"share_ge_{t:g}": 100 * float(np.mean(weights >= t)) for t in thresholds}}
+
+
+def solve_examples(solver: Solver, examples: Sequence[PaperExample]) -> tuple[pd.DataFrame, dict[str, Solution]]:
+    """SVAMP Tables 6/26 with our model: per example the predicted equation, answer, correctness and the most
+    attended word, beside the paper's. `paper`/`ours` are 1 (correct) or 0; also returns each `Solution`
+    (for heatmaps)."""
+    rows, solutions = [], {}
+    for example in examples:
+        problem = example.problem()
+        solution = solver.solve(example.text, problem.numbers)
+        solutions[example.id] = solution
+        word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
+        correct = answer_correct(solution.prefix, problem.numbers, problem.answer)
+        rows.append({"id": example.id, "text": example.text, "gold": example.gold,
+                     "paper": int(example.paper_correct), "ours": int(correct),
+                     "paper equation": example.paper_prediction, "our equation": solution.equation,
+                     "our answer": solution.answer, "paper top word": example.paper_top_word,
+                     "our top word": word, "weight": weight,
+                     "gold slots": " ".join(problem.prefix), "predicted slots": " ".join(solution.prefix)})
+    return paper_vs_ours(rows, keys=["id", "text", "gold"]), solutions
+
+
+def pair_statistics(table: pd.DataFrame) -> dict[str, Any]:
+    """Over the example pairs whose gold equation differs at the slot level (what the model must output):
+    how often our top word is the same in both, and how often our predicted equation is (notebook 03).
+    `table` is the frame of :func:`solve_examples`."""
+    by_id = table.set_index("id")
+    pairs = [(i[:-1] + "a", i[:-1] + "b") for i in by_id.index if i.endswith("a")]
+    differing = [(a, b) for a, b in pairs if by_id.loc[a, "gold slots"] != by_id.loc[b, "gold slots"]]
+    if not differing:
+        raise ValueError("no example pair has differing gold equations")
+    same_word = sum(by_id.loc[a, "our top word"] == by_id.loc[b, "our top word"] for a, b in differing)
+    same_eq = sum(by_id.loc[a, "predicted slots"] == by_id.loc[b, "predicted slots"] for a, b in differing)
+    return {"pairs": len(pairs), "pairs_gold_differs": len(differing),
+            "same_top_word": 100 * same_word / len(differing), "same_prediction": 100 * same_eq / len(differing)}
+
+
+def plot_attention(solution: Solution, title: str = "") -> Any:
+    """Heatmap of one prediction's attention: words (rows) × decoding steps (columns, the predicted tokens)."""
+    import matplotlib.pyplot as plt
+
+    if not solution.attention:
+        raise ValueError("this solution has no attention weights (not the Constrained model?)")
+    matrix = np.asarray(solution.attention, dtype=float)[:, :len(solution.words)].T
+    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * matrix.shape[1], 0.25 * len(solution.words) + 1.0))
+    image = ax.imshow(matrix, aspect="auto", cmap="Blues", vmin=0.0, vmax=1.0)
+    ax.set_yticks(range(len(solution.words)), solution.words, fontsize=7)
+    ax.set_xticks(range(matrix.shape[1]), solution.prefix[:matrix.shape[1]])
+    ax.set_xlabel("decoding step (predicted token)")
+    ax.set_title(title or solution.equation, fontsize=8)
+    fig.colorbar(image, ax=ax, shrink=0.6)
+    return fig
+
+
+def plot_max_weights(weights: np.ndarray, title: str = "") -> Any:
+    """Histogram of the largest attention weight per prediction."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.hist(weights, bins=np.linspace(0, 1, 21), color="tab:blue")
+    ax.set_xlabel("largest attention weight of a prediction")
+    ax.set_ylabel("predictions")
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def explain(solver: Solver, text: str) -> dict[str, Any]:
+    """The teaching cell of notebook 03: solve `text`, return equation, answer, the most attended word and
+    the attention heatmap."""
+    solution = solver.solve(text)
+    word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
+    return {"equation": solution.equation, "answer": solution.answer, "top word": word, "weight": weight,
+            "figure": plot_attention(solution, text) if solution.attention else None}

@@ -1,0 +1,302 @@
+"""SVAMP's tables and figures with the paper's values beside ours (notebooks 02_question_removal and
+04_svamp), built from run records of `mwplib.runs` and evaluations of `mwplib.transfer` through the
+prediction-level analyses of `mwplib.analysis`.
+
+Paper values are the published numbers (RoBERTa for R); ours label a pretrained encoder R with its name
+(MiniLM stands in for RoBERTa). Accuracies are pooled over the folds that were run, in %.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from . import expr, metrics
+from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctness, easy_hard_partition, percent,
+                       removal_ablation, svamp_subsets)
+from .problem import Problem
+from .report import paper_vs_ours
+
+#: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
+PAPER_TABLE_13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
+                  "Structural Invariance": (467, 4.5)}
+PAPER_TABLE_14 = {"11": (325, 7.3), "12": (69, 1.5), "13": (74, 1.3), "21": (264, 5.5), "22": (149, 3.2),
+                  "23": (255, -10.2), "31": (107, 2.3), "32": (152, -3.3), "33": (281, 6.9)}
+
+#: Model names of `mwplib.models` → the paper's names.
+MODEL_LABELS = {"seq2seq": "Seq2Seq", "gts": "GTS", "graph2tree": "Graph2Tree", "transformer": "Transformer",
+                "constrained": "FFN + LSTM Decoder"}
+
+#: SVAMP Table 3 (R models; Transformer from Table 17): question-removed 5-fold accuracy.
+PAPER_TABLE_3 = {("seq2seq", "mawps"): 77.4, ("seq2seq", "asdiv-a"): 58.7, ("gts", "mawps"): 76.2,
+                 ("gts", "asdiv-a"): 60.7, ("graph2tree", "mawps"): 77.7, ("graph2tree", "asdiv-a"): 64.4,
+                 ("transformer", "mawps"): 79.4, ("transformer", "asdiv-a"): 64.4}
+#: SVAMP Table 4 (R models): accuracy with the question on the Easy / Hard parts.
+PAPER_TABLE_4 = {("seq2seq", "mawps"): (86.8, 86.7), ("seq2seq", "asdiv-a"): (91.3, 56.1),
+                 ("gts", "mawps"): (92.6, 71.7), ("gts", "asdiv-a"): (91.6, 65.3),
+                 ("graph2tree", "mawps"): (93.4, 71.0), ("graph2tree", "asdiv-a"): (92.8, 63.3)}
+#: SVAMP Tables 10 and 18: trained on MAWPS + ASDiv-A, tested on SVAMP subsets; (S, R) per model.
+PAPER_TABLE_10 = {
+    "seq2seq": dict(zip(SUBSETS, [(24.2, 40.3), (25.4, 42.6), (20.3, 33.1), (28.5, 41.9), (22.3, 35.1),
+                                  (17.9, 38.7), (29.3, 56.3)])),
+    "gts": dict(zip(SUBSETS, [(30.8, 41.0), (31.7, 44.6), (27.9, 29.7), (35.8, 36.3), (26.7, 36.9), (29.2, 38.7),
+                              (39.5, 61.1)])),
+    "graph2tree": dict(zip(SUBSETS, [(36.5, 43.8), (42.9, 51.9), (16.1, 17.8), (24.9, 36.8), (41.3, 41.3),
+                                     (27.4, 35.8), (40.7, 65.3)])),
+    "transformer": dict(zip(SUBSETS, [(18.4, 38.9), (18.6, 40.5), (17.8, 33.9), (22.3, 36.3), (17.1, 37.5),
+                                      (17.9, 28.3), (18.6, 53.3)]))}
+#: SVAMP Table 11 (R models; Transformer from Table 17): SVAMP w/o questions, ASDiv-A w/o questions.
+PAPER_TABLE_11 = {"seq2seq": (29.2, 58.7), "gts": (28.6, 60.7), "graph2tree": (30.8, 64.4),
+                  "transformer": (25.3, 64.4)}
+#: SVAMP Table 15 (Graph2Tree R): accuracy by numbers in the text.
+PAPER_TABLE_15 = {"ASDiv-A": {"2": 93.3, "3": 59.0, "4": 47.5}, "SVAMP": {"2": 78.3, "3": 25.4, "4": 25.4}}
+#: §5.3: 5-fold CV on SVAMP with MAWPS + ASDiv-A + four SVAMP folds for training, best model "about 65%".
+PAPER_SVAMP_CV = 65.0
+
+
+def embedding_label(embedding: str) -> str:
+    """S for scratch; every pretrained encoder is labelled R with its name (MiniLM stands in for RoBERTa)."""
+    return "S" if embedding == "scratch" else f"R ({'MiniLM' if embedding == 'minilm' else embedding})"
+
+
+def _run_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
+    spec = record["spec"]
+    return spec["model"], spec["config"]["embedding"], spec["dataset"]
+
+
+def group_runs(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Mapping[str, Any]]]:
+    """Run records grouped by (model, embedding, dataset): the folds of one table cell."""
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(_run_key(record), []).append(record)
+    return groups
+
+
+def _evaluations_of(records: Sequence[Mapping[str, Any]], evaluations: Iterable[Mapping[str, Any]]
+                    ) -> list[Mapping[str, Any]]:
+    """The evaluations (`mwplib.transfer.evaluate_on`) of exactly these runs, in their order."""
+    by_run = {e["run"]: e for e in evaluations}
+    missing = [r["key"] for r in records if r["key"] not in by_run]
+    if missing:
+        raise KeyError(f"runs {missing} have no evaluation on the other test set")
+    return [by_run[r["key"]] for r in records]
+
+
+def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """SVAMP Tables 3 and 17 (notebook 02): accuracy (%) without questions, trained with them, pooled over
+    the folds run, beside the paper (which reports R models only)."""
+    rows = []
+    for (model, embedding, dataset), runs in group_runs(records).items():
+        bare = correctness(_evaluations_of(runs, without))
+        rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
+                     "folds": len(runs), "n": len(bare), "with question": percent(correctness(runs)),
+                     "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None,
+                     "ours": percent(bare)})
+    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"])
+
+
+def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems."""
+    rows = []
+    for (model, embedding, dataset), runs in group_runs(records).items():
+        cells = easy_hard_partition(correctness(runs), correctness(_evaluations_of(runs, without)))
+        paper = PAPER_TABLE_4.get((model, dataset)) if embedding != "scratch" else None
+        for i, part in enumerate(("easy", "hard")):
+            rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
+                         "dataset": dataset, "part": part.capitalize(), "n": cells[f"{part}_n"],
+                         "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"]})
+    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "part", "n"])
+
+
+def plot_with_without(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> Any:
+    """Figure of notebook 02: accuracy with vs without the question, per model and dataset."""
+    import matplotlib.pyplot as plt
+
+    frame = table_3(records, without)
+    labels = [f"{m} {e}\n{d}" for m, e, d in zip(frame["model"], frame["emb"], frame["dataset"])]
+    x = np.arange(len(frame))
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(frame), 3.2))
+    ax.bar(x - 0.2, frame["with question"], 0.4, label="with question")
+    ax.bar(x + 0.2, frame["ours"], 0.4, label="without question")
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[Problem]:
+    """The problems that have a prediction — all of them, unless the profile's `test_limit` evaluated only a
+    prefix of the test set; a prediction for a problem not in `problems` raises."""
+    ids = {p.id for p in problems}
+    stray = sorted(set(correct) - ids)
+    if stray:
+        raise KeyError(f"predictions for {len(stray)} problems not in the test set, e.g. {stray[:3]}")
+    return [p for p in problems if p.id in correct]
+
+
+def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
+    """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
+    subsets, beside the paper (S and R)."""
+    rows = []
+    for (model, embedding, _), runs in group_runs(records).items():
+        correct = correctness(runs)
+        ours = svamp_subsets(scored_problems(problems, correct), correct)
+        paper = PAPER_TABLE_10.get(model)
+        for subset in SUBSETS:
+            rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
+                         "paper": paper[subset][embedding != "scratch"] if paper else None, "ours": ours[subset]})
+    return paper_vs_ours(rows, keys=["subset", "model", "emb"])
+
+
+def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
+             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """SVAMP Tables 11 and 17 (notebook 04): accuracy (%) without questions on SVAMP (trained on MAWPS +
+    ASDiv-A) beside ASDiv-A 5-fold without questions, per model; the paper reports R models only."""
+    rows = []
+    for name, records, without, column in (("SVAMP", svamp_records, svamp_without, 0),
+                                           ("ASDiv-A", asdiv_records, asdiv_without, 1)):
+        for (model, embedding, _), runs in group_runs(records).items():
+            paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
+            rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
+                         "emb": embedding_label(embedding), "with question": percent(correctness(runs)),
+                         "paper": paper[column] if paper else None,
+                         "ours": percent(correctness(_evaluations_of(runs, without)))})
+    return paper_vs_ours(rows, keys=["test set", "model", "emb", "with question"])
+
+
+def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
+    of Tables 13–15 and Appendix E."""
+    groups = group_runs(records)
+    if not groups:
+        raise ValueError("no runs to choose the best model from")
+    return max(groups.values(), key=lambda runs: percent(correctness(runs)))
+
+
+def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The runs among `records` of the model × embedding of `runs` (e.g. the best SVAMP model's ASDiv-A folds)."""
+    model, embedding, _ = _run_key(runs[0])
+    found = [r for r in records if _run_key(r)[:2] == (model, embedding)]
+    if not found:
+        raise KeyError(f"no run of {model} ({embedding}) among the {len(records)} records")
+    return found
+
+
+def model_of(runs: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """(model, embedding) of a group of runs."""
+    return _run_key(runs[0])[:2]
+
+
+def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
+    model, embedding, dataset = _run_key(runs[0])
+    return f"{MODEL_LABELS.get(model, model)} ({embedding_label(embedding)}) on {dataset}"
+
+
+def table_ablation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
+                   by: Literal["category", "variation"]) -> pd.DataFrame:
+    """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model (notebook 04): the
+    number of removed examples and the change in accuracy (points), each beside the paper."""
+    correct = correctness(runs)
+    frame = removal_ablation(scored_problems(problems, correct), correct, by=by)
+    paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
+    rows = []
+    for _, row in frame.iterrows():
+        for i, measure in enumerate(("# removed", "change in accuracy")):
+            rows.append({"removed " + by: row["label"], "measure": measure, "paper": paper[row["group"]][i],
+                         "ours": row["removed"] if i == 0 else row["change"]})
+    return paper_vs_ours(rows, keys=["removed " + by, "measure"])
+
+
+def table_15(svamp_runs: Sequence[Mapping[str, Any]], svamp: Sequence[Problem],
+             asdiv_runs: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
+    """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
+    MAWPS + ASDiv-A) vs ASDiv-A cross-validation; the paper's model is Graph2Tree (R)."""
+    rows = []
+    for name, runs, problems in (("ASDiv-A", asdiv_runs, asdiv), ("SVAMP", svamp_runs, svamp)):
+        correct = correctness(runs)
+        frame = accuracy_by_numbers(scored_problems(problems, correct), correct)
+        for _, row in frame.iterrows():
+            rows.append({"dataset": name, "model": describe_run(runs).split(" on ")[0], "numbers": row["numbers"],
+                         "n": row["n"], "paper": PAPER_TABLE_15[name].get(row["numbers"]), "ours": row["accuracy"]})
+    return paper_vs_ours(rows, keys=["dataset", "model", "numbers", "n"])
+
+
+def svamp_cv_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """§5.3 (notebook 04): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
+    accuracy (%) per model beside the paper's "about 65 %" for its best model (an empty table when the
+    experiment was not run)."""
+    keys = ["model", "emb", "folds", "n"]
+    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs),
+             "n": sum(r["n_test"] for r in runs), "paper": PAPER_SVAMP_CV, "ours": percent(correctness(runs))}
+            for (m, e, _), runs in group_runs(records).items()]
+    return paper_vs_ours(rows, keys=keys) if rows else pd.DataFrame(columns=[*keys, "paper", "ours", "Δ"])
+
+
+def failures_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
+                          per_variation: int = 3) -> pd.DataFrame:
+    """Appendix E (notebook 04): SVAMP problems the best model fails, with gold and predicted equation,
+    `per_variation` per variation type (a problem is listed under its latest variation)."""
+    predicted = {p["id"]: p for r in runs for p in r["predictions"]}
+    rows = []
+    for code, label in VARIATION_LABELS.items():
+        failed = [p for p in problems if p.id in predicted and not predicted[p.id]["correct"]
+                  and p.meta.get("variation_codes", ("",))[0] == code]
+        for problem in failed[:per_variation]:
+            prediction = predicted[problem.id]["prefix"]
+            rows.append({"variation": label, "id": problem.id, "text": problem.text,
+                         "gold": _infix(problem.prefix, problem.numbers),
+                         "predicted": _infix(prediction, problem.numbers)})
+    return pd.DataFrame(rows)
+
+
+def _infix(prefix: Sequence[str], numbers: Sequence[str]) -> str:
+    """An equation with the problem's numbers filled in (the raw tokens if it does not parse)."""
+    try:
+        node = expr.substitute(expr.parse_prefix(list(prefix)), {f"N{i}": n for i, n in enumerate(numbers)})
+        return expr.to_infix(node)
+    except expr.ExpressionError:
+        return " ".join(prefix)
+
+
+def plot_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) -> Any:
+    """Figure of notebook 04: the best model's accuracy on SVAMP per variation type."""
+    import matplotlib.pyplot as plt
+
+    correct = correctness(runs)
+    frame = metrics.accuracy_by(scored_problems(problems, correct), correct, "variation_code")
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.bar([VARIATION_LABELS.get(str(g), str(g)) for g in frame["group"]], 100 * frame["accuracy"])
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(describe_run(runs), fontsize=9)
+    ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+    return fig
+
+
+def plot_by_numbers(table: pd.DataFrame) -> Any:
+    """Figure of notebook 04: accuracy by numbers in the text, ours (bars) and the paper's (markers)."""
+    import matplotlib.pyplot as plt
+
+    table = table[table["numbers"] != "other"]
+    fig, ax = plt.subplots(figsize=(5, 3))
+    for i, (dataset, part) in enumerate(table.groupby("dataset", sort=False)):
+        x = np.arange(len(part)) + (i - 0.5) * 0.4
+        ax.bar(x, part["ours"], 0.4, label=f"{dataset} (ours)")
+        ax.scatter(x, part["paper"], marker="_", s=200, color="black", label="paper" if i else None)
+    ax.set_xticks(np.arange(len(part)), [f"{n} nums" for n in part["numbers"]])
+    ax.set_ylabel("accuracy (%)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str) -> dict[str, float]:
+    """The `ours` column of a table as flat metric names (for `report.record`), e.g.
+    ``table3_seq2seq_s_mawps``; NaN cells (no problem in the group) are left out."""
+    out = {}
+    for _, row in frame.iterrows():
+        if pd.notna(row["ours"]):
+            name = "_".join([prefix, *(str(row[k]) for k in keys)]).lower()
+            out["".join(c if c.isalnum() else "_" for c in name).strip("_")] = round(float(row["ours"]), 4)
+    return out

@@ -1,0 +1,111 @@
+"""Evaluate an already trained run on another test set, without retraining (notebooks 02_question_removal
+and 04_svamp: "train on the normal folds, test on the question-removed folds", SVAMP Tables 3, 11, 17).
+
+`mwplib.runs` trains and tests in one go; this module loads a finished run's checkpoint and predicts on a
+second test set (e.g. the same fold with its questions removed). The result is cached as JSON beside the
+run, keyed by the run and a checksum of the new test problems, so a rerun takes seconds.
+
+A test problem may list a number that its text no longer holds (the removed question held it): the model
+then sees only the numbers of the text — it cannot copy the missing one — and its prediction is mapped back
+onto the problem's own slots, so such a problem counts as unsolvable rather than being dropped. How many
+problems lost slots this way is stored with the evaluation (``n_missing_slots``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from . import expr, paths
+from .data import load_cv, load_mawps_asdiv_svamp, question_removal_agreement, remove_question
+from .numbers import find_numbers, parse_number
+from .problem import Problem
+from .profiles import get_profile
+from .repro import run_manifest
+from .runs import checkpoint_path, data_checksum
+from .solver import load_checkpoint
+from .text import EncodedText, encode_text
+from .train import accuracy, predict, score
+
+
+def _encode_present(problem: Problem) -> tuple[EncodedText, tuple[int, ...]]:
+    """The problem's encoding and which of its slots the text holds (all of them, unless a number is gone)."""
+    try:
+        return encode_text(problem.text, problem.numbers, problem.source), tuple(range(len(problem.numbers)))
+    except ValueError:
+        present = {quantity.value for quantity in find_numbers(problem.text)}
+        kept = tuple(k for k, number in enumerate(problem.numbers) if parse_number(number) in present)
+        # raises, naming the problem, if even the numbers the text holds cannot be placed
+        return encode_text(problem.text, tuple(problem.numbers[k] for k in kept), problem.source), kept
+
+
+def _to_own_slots(prefix: Sequence[str], kept: Sequence[int]) -> tuple[str, ...]:
+    return tuple(f"N{kept[expr.slot_index(t)]}" if expr.is_slot(t) else t for t in prefix)
+
+
+def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, name: str,
+                *, force: bool = False) -> dict[str, Any]:
+    """Predictions of the trained run `record` (from :func:`mwplib.runs.run`) on `test`, named `name`
+    (e.g. "without_questions"); cached. Returns a dict with ``predictions`` in the format of `mwplib.train.score`,
+    ``accuracy`` (fraction), ``n_test`` and ``n_missing_slots``."""
+    prof = get_profile(profile)
+    test = list(test)[:prof.test_limit]
+    checksum = data_checksum([], test)
+    spec = record["spec"]
+    path = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"] / f"{record['key']}-on-{name}-{checksum}.json"
+    if path.exists() and not force:
+        return json.loads(path.read_text())
+    checkpoint = checkpoint_path(record["key"])
+    if not checkpoint.exists():
+        raise FileNotFoundError(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
+                                f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
+    model, max_len = load_checkpoint(checkpoint)
+    encoded = [_encode_present(p) for p in test]
+    examples = [model.prepare(dataclasses.replace(p, prefix=(), numbers=tuple(p.numbers[k] for k in kept)), enc)
+                for p, (enc, kept) in zip(test, encoded)]
+    predictions = [dataclasses.replace(pred, prefix=_to_own_slots(pred.prefix, kept))
+                   for pred, (_, kept) in zip(predict(model, examples, beam=spec["beam"], max_len=max_len), encoded)]
+    records = score(test, predictions)
+    result = {"run": record["key"], "test": name, "data_checksum": checksum, "n_test": len(test),
+              "n_missing_slots": sum(len(kept) < len(p.numbers) for p, (_, kept) in zip(test, encoded)),
+              "accuracy": accuracy(records), "predictions": records,
+              "manifest": run_manifest(prof.name, spec["seed"])}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result) + "\n")
+    tmp.replace(path)
+    return result
+
+
+def question_removed_test(record: dict[str, Any]) -> list[Problem]:
+    """The test problems of `record`'s split with their questions removed by
+    :func:`mwplib.data.remove_question` (SVAMP §4.1; the released body-only files are only compared
+    against, see :func:`mwplib.data.question_removal_agreement`)."""
+    spec = record["spec"]
+    dataset, fold = spec["dataset"], spec["fold"]
+    if dataset in ("mawps", "asdiv-a"):
+        test = load_cv(dataset)[fold].test  # type: ignore[arg-type]
+    elif dataset == "mawps-asdiv-a_svamp":
+        test = load_mawps_asdiv_svamp().test
+    else:
+        raise ValueError(f"no question-removed test set for dataset {dataset!r}")
+    return [remove_question(p) for p in test]
+
+
+def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str) -> list[dict[str, Any]]:
+    """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04)."""
+    return [evaluate_on(r, question_removed_test(r), profile, "without_questions") for r in records]
+
+
+def removal_agreement(datasets: Sequence[str]) -> pd.DataFrame:
+    """How closely our question removal reproduces SVAMP's released body-only test files, per dataset
+    (:func:`mwplib.data.question_removal_agreement`; notebooks 02 and 04)."""
+    rows = []
+    for dataset in datasets:
+        result = question_removal_agreement(dataset)  # type: ignore[arg-type]
+        rows.append({"dataset": dataset, "test problems": result["rows"], "same body": result["agree"],
+                     "agreement (%)": 100 * result["rate"], "need a question number": result["question_slots"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,65 @@
+"""Attention statistics (mwplib.attention_analysis) and the typed-in paper examples (mwplib.examples)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mwplib import attention_analysis as aa
+from mwplib import examples, expr
+
+
+def test_top_word_ignores_padding_and_finds_global_maximum() -> None:
+    words = ["john", "delivered", "3", "every"]
+    attention = [[0.1, 0.2, 0.3, 0.4, 0.0], [0.0, 0.05, 0.05, 0.5, 0.95]]  # last column is padding
+    assert aa.top_word(words, attention) == ("every", 0.5)
+    with pytest.raises(ValueError, match="empty"):
+        aa.top_word(words, [])
+
+
+def test_max_weights_and_summary() -> None:
+    weights = aa.max_weights([[[0.2, 0.8]], [[1.0, 0.0], [0.3, 0.7]], [[0.4, 0.35, 0.25]]])
+    assert weights.tolist() == [0.8, 1.0, 0.4]
+    summary = aa.weight_summary(weights)
+    assert summary["n"] == 3 and summary["median"] == 0.8
+    assert summary["share_ge_0.5"] == pytest.approx(200 / 3)
+    assert summary["share_ge_0.9"] == pytest.approx(100 / 3)
+    with pytest.raises(ValueError, match="no attention"):
+        aa.max_weights([None])
+
+
+def test_pair_statistics_counts_only_pairs_whose_gold_differs() -> None:
+    table = pd.DataFrame([
+        {"id": "t1-1a", "gold slots": "* N0 N1", "predicted slots": "* N0 N1", "our top word": "every"},
+        {"id": "t1-1b", "gold slots": "/ N1 N0", "predicted slots": "* N0 N1", "our top word": "every"},
+        {"id": "t1-2a", "gold slots": "- N0 N1", "predicted slots": "- N0 N1", "our top word": "left"},
+        {"id": "t1-2b", "gold slots": "+ N0 N1", "predicted slots": "+ N0 N1", "our top word": "more"},
+        {"id": "t1-3a", "gold slots": "- N0 N1", "predicted slots": "- N0 N1", "our top word": "rest"},
+        {"id": "t1-3b", "gold slots": "- N0 N1", "predicted slots": "/ N0 N1", "our top word": "rest"}])
+    stats = aa.pair_statistics(table)
+    assert stats == {"pairs": 3, "pairs_gold_differs": 2, "same_top_word": 50.0, "same_prediction": 50.0}
+
+
+def test_paper_examples_are_consistent() -> None:
+    assert len(examples.EXAMPLES) == 20 and len(examples.pairs()) == 10
+    assert len({e.id for e in examples.EXAMPLES}) == 20
+    for example in examples.EXAMPLES:
+        problem = example.problem()
+        # the paper's reported answer is its reported equation evaluated (rounded to 2 decimals),
+        # except t26-6b, printed as 0.33 for 3 / 10 in the paper
+        assert example.id == "t26-6b" or float(expr.evaluate(expr.parse_infix(example.paper_prediction))) == \
+            pytest.approx(example.paper_answer, abs=0.005), example.id
+        # the paper marks an answer correct exactly when it equals our gold answer
+        assert (abs(example.paper_answer - problem.answer) < 0.005) == example.paper_correct, example.id
+        assert all(t.startswith("N") or t in "+-*/" for t in problem.prefix), example.id
+    differing = [a.id for a, b in examples.pairs() if a.problem().prefix != b.problem().prefix]
+    assert len(differing) == 9  # only Table 6's apples pair keeps the same slot equation
+
+
+def test_attention_heatmap_has_one_row_per_word() -> None:
+    from mwplib.solver import Solution
+
+    solution = Solution(("a", "b", "3"), ("3",), ("N0",), "3", 3.0, -0.1, [[0.1, 0.2, 0.7]])
+    fig = aa.plot_attention(solution)
+    assert len(fig.axes[0].get_yticklabels()) == 3
+    assert np.asarray(fig.axes[0].images[0].get_array()).shape == (3, 1)
