@@ -45,7 +45,7 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
             loss.backward()
             optimizer.step()
     train_seconds = (time.perf_counter() - started) / epochs
-    test = [model.prepare(p) for p in split.test]
+    test = [model.prepare(p, target=False) for p in split.test]
     started = time.perf_counter()
     predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
     infer_seconds = time.perf_counter() - started

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .examples import PaperExample
+from . import runs
+from .data import load_cv
+from .examples import EXAMPLES, PaperExample
 from .metrics import answer_correct
-from .report import paper_vs_ours
+from .profiles import get_profile
+from .report import paper_vs_ours, save_figure
 from .solver import Solution, Solver
 
 Attention = Sequence[Sequence[float]]
@@ -123,3 +126,30 @@ def explain(solver: Solver, text: str) -> dict[str, Any]:
     word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
     return {"equation": solution.equation, "answer": solution.answer, "top word": word, "weight": weight,
             "figure": plot_attention(solution, text) if solution.attention else None}
+
+
+def train_on_all_asdiv(embedding: str, profile: str, seed: int = 0) -> tuple[dict[str, Any], Solver]:
+    """§4.3: the constrained model trained on all of ASDiv-A (the union of SVAMP's five ASDiv-A test folds),
+    tested on the paper's example problems; a cached run of `mwplib.runs`. Returns the run record and a
+    `Solver` loaded from its checkpoint (with the profile's beam width)."""
+    problems = [p for split in load_cv("asdiv-a") for p in split.test]
+    spec = runs.spec_for("constrained", embedding, "asdiv-a-all", "cv_asdiv-a/all", 0, profile, seed)
+    record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False)
+    return record, Solver.load(runs.checkpoint_path(record["key"]), beam=get_profile(profile).beam_size)
+
+
+def run_max_weights(records: Iterable[dict[str, Any]]) -> np.ndarray:
+    """The largest attention weight of every test prediction of the given (Constrained-model) runs."""
+    return max_weights(p.get("attention") for r in records for p in r["predictions"])
+
+
+def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: str) -> list[str]:
+    """Save the attention heatmap of each example in `ids` as figure ``03_attention_<id>``; returns the names."""
+    import matplotlib.pyplot as plt
+
+    names = []
+    for example_id in ids:
+        fig = plot_attention(solutions[example_id], f"{example_id}: {solutions[example_id].equation}")
+        names.append(save_figure(fig, f"03_attention_{example_id}", profile).stem)
+        plt.close(fig)
+    return names

@@ -112,13 +112,14 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
 
 def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True) -> list[dict[str, Any]]:
-    """Every model × embedding × dataset × profile fold (resuming from the cache)."""
+    """Every model × embedding × dataset × profile fold (resuming from the cache). A dataset given as a
+    single split (a fixed train → test partition) runs once, whatever the profile's folds."""
     prof = get_profile(profile)
     records = []
     for model in models:
         for embedding in embeddings:
             for dataset, splits in datasets.items():
-                for fold in prof.folds:
+                for fold in [f for f in prof.folds if f < len(splits)]:
                     split = splits[fold]
                     spec = spec_for(model, embedding, dataset, split.name, fold, prof, seed)
                     records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
@@ -146,3 +147,89 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     frame["peer_accuracy"] = 100 * frame["peer_correct"] / frame["n_test"]
     frame["seconds_per_epoch"] = frame["seconds_per_epoch"] / frame["folds"]
     return frame.drop(columns=["correct", "peer_correct"])
+
+
+#: SVAMP Table 2 (5-fold CV accuracy, %) and Table 16 (Transformer): (model, "S"|"R", dataset) → paper value.
+PAPER_ACCURACY: dict[tuple[str, str, str], float] = {
+    ("seq2seq", "S", "mawps"): 79.7, ("seq2seq", "S", "asdiv-a"): 55.5,
+    ("seq2seq", "R", "mawps"): 86.7, ("seq2seq", "R", "asdiv-a"): 76.9,
+    ("gts", "S", "mawps"): 82.6, ("gts", "S", "asdiv-a"): 71.4,
+    ("gts", "R", "mawps"): 88.5, ("gts", "R", "asdiv-a"): 81.2,
+    ("graph2tree", "S", "mawps"): 83.7, ("graph2tree", "S", "asdiv-a"): 77.4,
+    ("graph2tree", "R", "mawps"): 88.7, ("graph2tree", "R", "asdiv-a"): 82.2,
+    ("transformer", "S", "mawps"): 77.9, ("transformer", "S", "asdiv-a"): 52.1,
+    ("transformer", "R", "mawps"): 87.1, ("transformer", "R", "asdiv-a"): 77.7,
+}
+
+
+#: SVAMP Table 2, Majority Template Baseline (%).
+PAPER_MAJORITY: dict[str, float] = {"mawps": 17.7, "asdiv-a": 21.2}
+
+
+def embedding_label(embedding: str) -> str:
+    """"S" for scratch; "R (MiniLM)" etc. for a pretrained encoder, so no table passes MiniLM off as RoBERTa."""
+    if embedding == "scratch":
+        return "S"
+    return "R (MiniLM)" if embedding == "minilm" else f"R ({embedding})"
+
+
+def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str],
+                    datasets: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
+    ours where a run exists (None otherwise), with a note on the embedding, folds and peers' protocol."""
+    rows = []
+    for model in models:
+        for embedding in embeddings:
+            label = embedding_label(embedding)
+            for dataset in datasets:
+                found = summary[(summary["model"] == model) & (summary["embedding"] == embedding)
+                                & (summary["dataset"] == dataset)] if not summary.empty else summary
+                notes = ["MiniLM instead of RoBERTa"] if embedding == "minilm" else []
+                ours = peer = None
+                if len(found):
+                    ours, peer = float(found["accuracy"].iloc[0]), float(found["peer_accuracy"].iloc[0])
+                    notes.append(f"{int(found['folds'].iloc[0])} fold(s), {int(found['n_test'].iloc[0])} test problems")
+                else:
+                    notes.append("not run")
+                rows.append({"model": model, "embedding": label, "dataset": dataset,
+                             "paper": PAPER_ACCURACY.get((model, label[0], dataset)), "ours": ours,
+                             "ours (best test epoch, peers' protocol)": peer, "note": "; ".join(notes)})
+    return rows
+
+
+def learning_curves(records: Sequence[dict[str, Any]]) -> Any:
+    """Validation and test accuracy per epoch of every run (fold 0 where several), one panel per dataset."""
+    import matplotlib.pyplot as plt
+
+    datasets = sorted({r["spec"]["dataset"] for r in records})
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(5 * max(1, len(datasets)), 3.5), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets):
+        for rec in records:
+            spec = rec["spec"]
+            if spec["dataset"] != dataset or spec["fold"] != min(r["spec"]["fold"] for r in records):
+                continue
+            epochs = [h["epoch"] for h in rec["history"]]
+            line, = ax.plot(epochs, [100 * h["test_accuracy"] for h in rec["history"]],
+                            label=f"{spec['model']} {embedding_label(spec['config']['embedding'])}")
+            ax.plot(epochs, [100 * h["val_accuracy"] for h in rec["history"]], ls=":", color=line.get_color())
+        ax.set(title=f"{dataset} (solid: test, dotted: validation)", xlabel="epoch", ylabel="accuracy (%)")
+        ax.legend(fontsize=7)
+    return fig
+
+
+def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
+    """Test accuracy by number of operators in the gold equation, per model × embedding × dataset (pooled
+    over folds), via :func:`mwplib.metrics.accuracy_by`."""
+    from .metrics import accuracy_by
+
+    by_id = {p.id: p for p in problems}
+    groups: dict[tuple[str, str, str], dict[str, bool]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        key = (spec["model"], embedding_label(spec["config"]["embedding"]), spec["dataset"])
+        groups.setdefault(key, {}).update({p["id"]: p["correct"] for p in rec["predictions"]})
+    frames = []
+    for (model, label, dataset), correct in groups.items():
+        frame = accuracy_by([by_id[i] for i in correct], correct, "n_operators")
+        frames.append(frame.assign(model=model, embedding=label, dataset=dataset))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -63,7 +63,8 @@ class Solver:
         numbers = extract_numbers(text) if numbers is None else numbers
         encoded = encode_text(text, numbers)
         problem = Problem("input", text, "", "", None, numbers)
-        pred = predict(self.model, [self.model.prepare(problem, encoded)], beam=self.beam, max_len=self.max_len)[0]
+        example = self.model.prepare(problem, encoded, target=False)
+        pred = predict(self.model, [example], beam=self.beam, max_len=self.max_len)[0]
         try:
             node = expr.parse_prefix(list(pred.prefix))
             bindings = {f"N{i}": n for i, n in enumerate(numbers)}

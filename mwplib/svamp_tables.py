@@ -7,6 +7,7 @@ Paper values are the published numbers (RoBERTa for R); ours label a pretrained 
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctne
                        removal_ablation, svamp_subsets)
 from .problem import Problem
 from .report import paper_vs_ours
+from .runs import embedding_label
 
 #: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
 PAPER_TABLE_13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
@@ -56,18 +58,13 @@ PAPER_TABLE_15 = {"ASDiv-A": {"2": 93.3, "3": 59.0, "4": 47.5}, "SVAMP": {"2": 7
 PAPER_SVAMP_CV = 65.0
 
 
-def embedding_label(embedding: str) -> str:
-    """S for scratch; every pretrained encoder is labelled R with its name (MiniLM stands in for RoBERTa)."""
-    return "S" if embedding == "scratch" else f"R ({'MiniLM' if embedding == 'minilm' else embedding})"
-
-
 def _run_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
     spec = record["spec"]
     return spec["model"], spec["config"]["embedding"], spec["dataset"]
 
 
 def group_runs(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Mapping[str, Any]]]:
-    """Run records grouped by (model, embedding, dataset): the folds of one table cell."""
+    """Run records grouped by (model, embedding, dataset): the folds of one table cell (every table here)."""
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     for record in records:
         groups.setdefault(_run_key(record), []).append(record)
@@ -84,16 +81,20 @@ def _evaluations_of(records: Sequence[Mapping[str, Any]], evaluations: Iterable[
     return [by_run[r["key"]] for r in records]
 
 
-def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
+            released: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
     """SVAMP Tables 3 and 17 (notebook 02): accuracy (%) without questions, trained with them, pooled over
-    the folds run, beside the paper (which reports R models only)."""
+    the folds run, beside the paper (which reports R models only). `ours` uses our question removal; given
+    the evaluations on SVAMP's released body-only files, they are added as column ``released files``."""
     rows = []
     for (model, embedding, dataset), runs in group_runs(records).items():
         bare = correctness(_evaluations_of(runs, without))
-        rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
-                     "folds": len(runs), "n": len(bare), "with question": percent(correctness(runs)),
-                     "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None,
-                     "ours": percent(bare)})
+        row = {"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
+               "folds": len(runs), "n": len(bare), "with question": percent(correctness(runs)),
+               "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None, "ours": percent(bare)}
+        if released:
+            row["released files"] = percent(correctness(_evaluations_of(runs, released)))
+        rows.append(row)
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"])
 
 
@@ -169,7 +170,7 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
 
 def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
-    of Tables 13–15 and Appendix E."""
+    of Tables 13–15 and Appendix E (notebook 04)."""
     groups = group_runs(records)
     if not groups:
         raise ValueError("no runs to choose the best model from")
@@ -177,7 +178,8 @@ def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The runs among `records` of the model × embedding of `runs` (e.g. the best SVAMP model's ASDiv-A folds)."""
+    """The runs among `records` of the model × embedding of `runs` (notebook 04: the best SVAMP model's
+    ASDiv-A folds for Table 15)."""
     model, embedding, _ = _run_key(runs[0])
     found = [r for r in records if _run_key(r)[:2] == (model, embedding)]
     if not found:
@@ -186,11 +188,12 @@ def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str,
 
 
 def model_of(runs: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    """(model, embedding) of a group of runs."""
+    """(model, embedding) of a group of runs (notebook 04: which model the SVAMP 5-fold experiment trains)."""
     return _run_key(runs[0])[:2]
 
 
 def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
+    """"Model (emb) on dataset" for a group of runs (notebook 04 names its best model)."""
     model, embedding, dataset = _run_key(runs[0])
     return f"{MODEL_LABELS.get(model, model)} ({embedding_label(embedding)}) on {dataset}"
 
@@ -293,10 +296,37 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
 
 def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str) -> dict[str, float]:
     """The `ours` column of a table as flat metric names (for `report.record`), e.g.
-    ``table3_seq2seq_s_mawps``; NaN cells (no problem in the group) are left out."""
+    ``table3_seq2seq_s_mawps``; NaN cells (no problem in the group) are left out (notebooks 02–04)."""
     out = {}
     for _, row in frame.iterrows():
         if pd.notna(row["ours"]):
             name = "_".join([prefix, *(str(row[k]) for k in keys)]).lower()
-            out["".join(c if c.isalnum() else "_" for c in name).strip("_")] = round(float(row["ours"]), 4)
+            out[re.sub(r"[^0-9a-z]+", "_", name).strip("_")] = round(float(row["ours"]), 4)
     return out
+
+
+#: SVAMP Table 5: the constrained model (FFN + LSTM decoder), 5-fold accuracy; (S, R) per dataset.
+PAPER_TABLE_5 = {"mawps": (75.1, 77.9), "asdiv-a": (46.3, 51.2)}
+#: SVAMP Table 12: the constrained model trained on MAWPS + ASDiv-A, tested on SVAMP; (S, R).
+PAPER_TABLE_12 = (17.5, 18.3)
+
+
+def table_5(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per dataset."""
+    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
+             "n": sum(r["n_test"] for r in runs),
+             "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
+             "ours": percent(correctness(runs))}
+            for (m, e, d), runs in group_runs(records).items()]
+    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"])
+
+
+def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem]) -> pd.DataFrame:
+    """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
+    (`mwplib.metrics`, computed on the same evaluated test problems)."""
+    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
+             "ours": percent(correctness(runs))} for (m, e, _), runs in group_runs(records).items()]
+    evaluated = scored_problems(test, correctness(records)) if records else list(test)
+    rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["SVAMP"],
+                 "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
+    return paper_vs_ours(rows, keys=["model", "emb"])

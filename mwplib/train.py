@@ -108,7 +108,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     seed_everything(seed)
     model.to(pick_device(device))
     fit, val = split_validation(train, val_fraction, seed)
-    fit_ex, val_ex, test_ex = ([model.prepare(p) for p in part] for part in (fit, val, test))
+    fit_ex = [model.prepare(p) for p in fit]
+    val_ex, test_ex = ([model.prepare(p, target=False) for p in part] for part in (val, test))
     max_len = max(len(p.prefix) for p in train) + 2
     embedder_ids = {id(p) for p in model.embedder_parameters}
     optimizer = torch.optim.Adam([

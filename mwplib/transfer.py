@@ -32,14 +32,22 @@ from .train import accuracy, predict, score
 
 
 def _encode_present(problem: Problem) -> tuple[EncodedText, tuple[int, ...]]:
-    """The problem's encoding and which of its slots the text holds (all of them, unless a number is gone)."""
+    """The problem's encoding and which of its slots the text holds (all of them, unless a number is gone).
+
+    Slots are matched to the text's quantities in order, as `encode_text` does; a slot whose value does
+    not occur after the previous match is the one the text lost."""
     try:
         return encode_text(problem.text, problem.numbers, problem.source), tuple(range(len(problem.numbers)))
     except ValueError:
-        present = {quantity.value for quantity in find_numbers(problem.text)}
-        kept = tuple(k for k, number in enumerate(problem.numbers) if parse_number(number) in present)
+        values = [quantity.value for quantity in find_numbers(problem.text)]
+        kept, start = [], 0
+        for k, number in enumerate(problem.numbers):
+            value = parse_number(number)
+            if value in values[start:]:
+                start = values.index(value, start) + 1
+                kept.append(k)
         # raises, naming the problem, if even the numbers the text holds cannot be placed
-        return encode_text(problem.text, tuple(problem.numbers[k] for k in kept), problem.source), kept
+        return encode_text(problem.text, tuple(problem.numbers[k] for k in kept), problem.source), tuple(kept)
 
 
 def _to_own_slots(prefix: Sequence[str], kept: Sequence[int]) -> tuple[str, ...]:
@@ -64,7 +72,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
                                 f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
-    examples = [model.prepare(dataclasses.replace(p, prefix=(), numbers=tuple(p.numbers[k] for k in kept)), enc)
+    examples = [model.prepare(dataclasses.replace(p, numbers=tuple(p.numbers[k] for k in kept)), enc, target=False)
                 for p, (enc, kept) in zip(test, encoded)]
     predictions = [dataclasses.replace(pred, prefix=_to_own_slots(pred.prefix, kept))
                    for pred, (_, kept) in zip(predict(model, examples, beam=spec["beam"], max_len=max_len), encoded)]
@@ -80,24 +88,26 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     return result
 
 
-def question_removed_test(record: dict[str, Any]) -> list[Problem]:
-    """The test problems of `record`'s split with their questions removed by
-    :func:`mwplib.data.remove_question` (SVAMP §4.1; the released body-only files are only compared
-    against, see :func:`mwplib.data.question_removal_agreement`)."""
+def question_removed_test(record: dict[str, Any], released: bool = False) -> list[Problem]:
+    """The test problems of `record`'s split with their questions removed: by
+    :func:`mwplib.data.remove_question` (SVAMP §4.1), or, with `released=True`, as in SVAMP's released
+    `*_without_questions` files (their agreement: :func:`removal_agreement`)."""
     spec = record["spec"]
     dataset, fold = spec["dataset"], spec["fold"]
     if dataset in ("mawps", "asdiv-a"):
-        test = load_cv(dataset)[fold].test  # type: ignore[arg-type]
+        test = load_cv(dataset, without_questions=released)[fold].test  # type: ignore[arg-type]
     elif dataset == "mawps-asdiv-a_svamp":
-        test = load_mawps_asdiv_svamp().test
+        test = load_mawps_asdiv_svamp(without_questions=released).test
     else:
         raise ValueError(f"no question-removed test set for dataset {dataset!r}")
-    return [remove_question(p) for p in test]
+    return list(test) if released else [remove_question(p) for p in test]
 
 
-def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str) -> list[dict[str, Any]]:
+def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, released: bool = False
+                               ) -> list[dict[str, Any]]:
     """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04)."""
-    return [evaluate_on(r, question_removed_test(r), profile, "without_questions") for r in records]
+    name = "released_without_questions" if released else "without_questions"
+    return [evaluate_on(r, question_removed_test(r, released), profile, name) for r in records]
 
 
 def removal_agreement(datasets: Sequence[str]) -> pd.DataFrame:

@@ -45,7 +45,7 @@ def fast_config(model: str, **overrides: object):
                             "batch_size": 4, "layers": 1, **overrides})
 
 
-LEARNING_BUDGET = {"seq2seq": 20, "gts": 20}  # epochs of 5 steps
+LEARNING_BUDGET = {"seq2seq": 20, "gts": 20, "transformer": 30, "constrained": 40}  # epochs of 5 steps
 
 
 @pytest.mark.parametrize("name", sorted(LEARNING_BUDGET))
@@ -89,3 +89,16 @@ def test_beam_search_returns_the_best_scoring_beam() -> None:
         decoder, state = model.decoder(batch, 1)
         forced = beam_search(decoder, state, batch, model.out_vocab, 1, 7)[0]
     assert forced.prefix == greedy[0].prefix and abs(forced.logprob - greedy[0].logprob) < 1e-5
+
+
+def test_constrained_model_returns_attention_per_decoding_step() -> None:
+    problems = toy_problems(6)
+    model = build_model("constrained", fast_config("constrained"), problems)
+    for beam in (1, 3):
+        for problem, pred in zip(problems, predict(model, [model.prepare(p) for p in problems], beam=beam,
+                                                   max_len=7)):
+            n_words = len(model.prepare(problem).inputs["ids"])
+            assert len(pred.attention) == len(pred.prefix)
+            assert all(len(row) == n_words and abs(sum(row) - 1) < 1e-4 for row in pred.attention)
+    seq2seq = build_model("seq2seq", fast_config("seq2seq"), problems)
+    assert predict(seq2seq, [seq2seq.prepare(problems[0])], beam=1, max_len=7)[0].attention is None

@@ -1,9 +1,10 @@
 """Derivations z = (T, A): a template plus an alignment of its slots to textual numbers (by position).
 
 `gold_derivation` reads the human annotation (what TD trains on and derivation accuracy compares with);
-`first_equation_derivation` recovers a derivation from the gold equations alone (Kushman et al.'s "first
-match") — the reference that TE trains on and equation accuracy uses.
-Used by notebook 05.
+`first_equation_derivation` aligns the annotated template from the gold equations' values alone (Kushman
+et al.'s "first match") — the reference that TE trains on and equation accuracy uses; `induced_derivation`
+also induces the template from the equations, as before annotation (Table 2's "before", Table 4's naive
+TE). Used by notebook 05.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from mwplib.problem import Problem
 
 @dataclass(frozen=True)
 class Derivation:
+    """z = (T, A); numbers are identified by position, so two equal values are different numbers."""
+
     template: Template
     alignment: Mapping[str, Position]  # slot -> position of the textual number
 

@@ -1,32 +1,23 @@
 """The experiments of Upadhyay & Chang (2017) behind notebook 05: Tables 2–5, case studies, figure.
 
-Every perceptron run is stored as compact JSON (metrics + per-problem predictions) under
-``results/runs/<profile>/derivation/<run>.json`` and reused when the notebook is run again with the
-same configuration.
+Perceptron runs go through the run cache of `mwplib.derivation.runs`, so rerunning the notebook reuses
+finished runs.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
-import random
 import time
-from dataclasses import asdict, dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Sequence
 
 import pandas as pd
 
-from mwplib import paths
 from mwplib.data.derivations import NAMES, derivation_splits, load_derivations
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            has_alignment_ambiguity, inconsistent_gold, induced_derivation,
                                            template_of)
-from mwplib.derivation.features import parse_problems, problem_features
 from mwplib.derivation.metrics import METRICS, score
-from mwplib.derivation.perceptron import Example, Solver
-from mwplib.derivation.reconcile import Reconciliation, reconcile
+from mwplib.derivation.reconcile import reconcile
+from mwplib.derivation.runs import RunConfig, code_version, pooled, run
 from mwplib.derivation.templates import TemplateError, canonical_form
 from mwplib.problem import Problem
 from mwplib.profiles import Profile
@@ -48,6 +39,7 @@ PAPER_TABLE5 = {"alg514": (76.2, 68.7, 79.7, "ZDC"), "dolphin": (55.1, 37.5, 46.
 # ---------------------------------------------------------------- Table 2
 _STATISTICS = {"problems": "problems", "w/ ambiguity (%)": "ambiguity_pct", "templates before": "templates_before",
                "templates after": "templates_after", "% reduction": "reduction_pct"}
+
 
 def template_statistics(datasets: Sequence[str] = ("draw", "alg514", "dolphin")) -> tuple[pd.DataFrame, dict]:
     """Table 2 beside the paper: ambiguity %, templates before annotation (induced from the equations and
@@ -86,119 +78,6 @@ def template_statistics(datasets: Sequence[str] = ("draw", "alg514", "dolphin"))
     return pd.DataFrame(rows), extra
 
 
-# ---------------------------------------------------------------- runs
-@dataclass(frozen=True)
-class RunConfig:
-    """One perceptron run: `name` says the data (e.g. "alg514-fold0", "draw+dolphin"), `supervision` is
-    TE or TD, `reconciled` whether training templates were reconciled first (False = naive TE)."""
-
-    name: str
-    supervision: str
-    reconciled: bool
-    epochs: int
-    train_limit: int | None
-    test_limit: int | None
-    seed: int
-    code: str  # hash of the solver and evaluation sources: a stored run is reused only for the same code
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}-{self.supervision}{'' if self.reconciled else '-naive'}"
-
-
-def _subsample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[Problem]:
-    if limit is None or limit >= len(problems):
-        return list(problems)
-    return random.Random(seed).sample(list(problems), limit)
-
-
-def _features(problems: Sequence[Problem]) -> dict[str, Any]:
-    tagged = {}
-    for dataset in sorted({p.meta["dataset"] for p in problems}):
-        tagged.update(parse_problems(load_derivations(dataset), dataset))
-    return {p.id: problem_features(p, tagged[p.id]) for p in problems}
-
-
-def _reference(problem: Problem, supervision: str) -> Derivation | None:
-    """TD: the annotated derivation. TE: the derivation recovered from the equations alone (template
-    induced from them, first-match alignment); None when the equations cannot be read."""
-    if supervision == "TD":
-        return gold_derivation(problem)
-    try:
-        return induced_derivation(problem)
-    except TemplateError:
-        return None
-
-
-def _train_examples(train: Sequence[Problem], config: RunConfig,
-                    features: dict) -> tuple[list, list[Example], list[str]]:
-    """Solver templates, training examples, and the ids skipped because no reference could be built."""
-    references = [_reference(p, config.supervision) for p in train]
-    skipped = [p.id for p, ref in zip(train, references) if ref is None]
-    train = [p for p, ref in zip(train, references) if ref is not None]
-    references = [ref for ref in references if ref is not None]
-    if config.reconciled:
-        rec: Reconciliation = reconcile(d.template for d in references)
-        references = [rec.apply(d) for d in references]
-    templates = list({d.template.key: d.template for d in references}.values())
-    index = {t.key: i for i, t in enumerate(templates)}
-    examples = []
-    for problem, ref in zip(train, references):
-        position = {q.position: i for i, q in enumerate(problem.meta["quantities"])}
-        alignment = tuple(position[ref.alignment[s]] for s in ref.template.slots)
-        examples.append(Example(problem, features[problem.id], index[ref.template.key], alignment))
-    return templates, examples, skipped
-
-
-def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any]:
-    """Train and evaluate one configuration, or read the stored run with the same configuration."""
-    train = _subsample(train, config.train_limit, config.seed)
-    test = _subsample(test, config.test_limit, config.seed)
-    path = paths.runs_dir(profile) / "derivation" / f"{config.key}.json"
-    stored = json.loads(path.read_text()) if path.exists() else None
-    if stored and stored["config"] == asdict(config) and stored["test_ids"] == [p.id for p in test]:
-        return stored
-    start = time.perf_counter()
-    features = _features([*train, *test])
-    templates, examples, skipped = _train_examples(train, config, features)
-    solver = Solver(templates)
-    solver.train(examples, config.epochs, seed=config.seed)
-    predictions = {}
-    for problem in test:
-        derivation = solver.predict(Example(problem, features[problem.id]))
-        scores = score(problem, derivation)
-        predictions[problem.id] = {
-            "template": list(derivation.template.equations) if derivation else None,
-            "alignment": {s: list(p) for s, p in derivation.alignment.items()} if derivation else None,
-            **{m: int(v) for m, v in scores.items()}}
-    metrics = {m: 100 * sum(p[m] for p in predictions.values()) / max(1, len(predictions)) for m in METRICS}
-    result = {"config": asdict(config), "test_ids": [p.id for p in test], "n_train": len(examples), "skipped_train": skipped,
-              "n_templates": len(templates), "seconds": time.perf_counter() - start, "metrics": metrics,
-              "predictions": predictions}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, separators=(",", ":")))
-    return result
-
-
-def _pooled(results: Sequence[dict]) -> dict[str, float]:
-    """Accuracy over all test problems of all folds (folds are near equal in size)."""
-    total = sum(len(r["predictions"]) for r in results)
-    return {m: 100 * sum(p[m] for r in results for p in r["predictions"].values()) / max(1, total)
-            for m in METRICS}
-
-
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """Short hash of the modules a stored run depends on."""
-    import mwplib.data.derivations as loader
-
-    package = Path(__file__).parent
-    files = [Path(loader.__file__), *(package / f for f in ("derivations.py", "equivalence.py", "features.py",
-                                                             "metrics.py", "perceptron.py", "reconcile.py",
-                                                             "solve.py", "templates.py"))]
-    return hashlib.sha1(b"".join(f.read_bytes() for f in files)).hexdigest()[:10]
-
-
 def _config(name: str, supervision: str, reconciled: bool, profile: Profile, seed: int) -> RunConfig:
     return RunConfig(name, supervision, reconciled, profile.epochs(PAPER_EPOCHS), profile.train_limit,
                      profile.test_limit, seed, code_version())
@@ -217,12 +96,14 @@ def table3_runs(profile: Profile, seed: int = 0) -> dict[tuple[str, str], list[d
 
 
 def table4_runs(profile: Profile, seed: int = 0) -> dict[tuple[str, str], list[dict]]:
-    """DRAW-1K train + all of ALG-514 or DOLPHIN-L, tested on DRAW-1K test: TE (naive), TE*, TD."""
+    """DRAW-1K train + all of ALG-514 or DOLPHIN-L, tested on DRAW-1K test: TE (naive: templates as the
+    equations of each source give them, no reconciliation), TE* (templates reconciled across the
+    datasets, as after annotation; the equations give the alignment), TD."""
     (draw,) = derivation_splits("draw")
     out = {}
     for other in ("alg514", "dolphin"):
         train = [*draw.train, *load_derivations(other)]
-        for setting, supervision, reconciled in (("TE", "TE", False), ("TE*", "TE", True), ("TD", "TD", True)):
+        for setting, supervision, reconciled in (("TE", "TE-eq", False), ("TE*", "TE", True), ("TD", "TD", True)):
             config = _config(f"draw+{other}", supervision, reconciled, profile, seed)
             out[(other, setting)] = [run(config, train, draw.test, profile.name)]
     return out
@@ -231,7 +112,7 @@ def table4_runs(profile: Profile, seed: int = 0) -> dict[tuple[str, str], list[d
 def _metric_rows(runs: dict, paper: dict, label: str) -> list[dict]:
     rows = []
     for (dataset, setting), results in runs.items():
-        ours = _pooled(results)
+        ours = pooled(results)
         for k, metric in enumerate(METRICS):
             rows.append({label: NAMES[dataset], "setting": setting, "metric": metric,
                          "paper": paper[(dataset, setting)][k], "ours": ours[metric]})
@@ -264,7 +145,7 @@ def table5(runs3: dict) -> list[dict]:
     rows = []
     for dataset in DATASETS:
         ours, kazb, best, system = PAPER_TABLE5[dataset]
-        solution = _pooled(runs3[(dataset, "TE")])["solution"]
+        solution = pooled(runs3[(dataset, "TE")])["solution"]
         rows += [{"dataset": NAMES[dataset], "system": "Upadhyay & Chang solver (TE)", "paper": ours,
                   "ours": solution},
                  {"dataset": NAMES[dataset], "system": "KAZB (Kushman et al. 2014)", "paper": kazb, "ours": None},
@@ -275,10 +156,10 @@ def table5(runs3: dict) -> list[dict]:
 
 def claims(runs3: dict) -> dict[str, bool]:
     """The paper's qualitative claims, checked on our Table 3 runs."""
-    pooled = {key: _pooled(results) for key, results in runs3.items()}
-    gap = {d: {m: pooled[(d, "TD")][m] - pooled[(d, "TE")][m] for m in METRICS} for d in DATASETS}
+    accuracy = {key: pooled(results) for key, results in runs3.items()}
+    gap = {d: {m: accuracy[(d, "TD")][m] - accuracy[(d, "TE")][m] for m in METRICS} for d in DATASETS}
     return {
-        "derivation <= solution everywhere": all(p["derivation"] <= p["solution"] for p in pooled.values()),
+        "derivation <= solution everywhere": all(p["derivation"] <= p["solution"] for p in accuracy.values()),
         "TD-TE larger under derivation than solution (all datasets)":
             all(gap[d]["derivation"] > gap[d]["solution"] for d in DATASETS),
         "equation accuracy ranks TE above TD somewhere": any(gap[d]["equation"] < 0 for d in DATASETS),
@@ -374,8 +255,8 @@ def metrics_figure(runs3: dict, runs4: dict):
     """Bars of the three metrics per dataset and setting (ours)."""
     import matplotlib.pyplot as plt
 
-    rows = [{"group": f"{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs3.items()]
-    rows += [{"group": f"DRAW-1K\n+{NAMES[d]}\n{s}", **_pooled(r)} for (d, s), r in runs4.items()]
+    rows = [{"group": f"{NAMES[d]}\n{s}", **pooled(r)} for (d, s), r in runs3.items()]
+    rows += [{"group": f"DRAW-1K\n+{NAMES[d]}\n{s}", **pooled(r)} for (d, s), r in runs4.items()]
     frame = pd.DataFrame(rows).set_index("group")[list(METRICS)]
     fig, ax = plt.subplots(figsize=(12, 3.8))
     frame.plot.bar(ax=ax, rot=0, width=0.8)
@@ -392,7 +273,7 @@ def headline_metrics(runs3: dict, runs4: dict, stats: pd.DataFrame, checked: dic
     out: dict[str, Any] = {}
     for prefix, runs in (("t3", runs3), ("t4", runs4)):
         for (dataset, setting), results in runs.items():
-            for metric, value in _pooled(results).items():
+            for metric, value in pooled(results).items():
                 out[f"{prefix}_{dataset}_{setting.replace('*', 'star')}_{metric}"] = round(value, 2)
     short = {name: key for key, name in NAMES.items()}
     for row in stats.to_dict("records"):

@@ -14,13 +14,17 @@ from ..text import OutputVocab, Vocab
 from .base import MWPModel, build_vocab
 from .config import ModelConfig
 from .embedders import MINILM, build_embedder
+from .constrained import Constrained, ConstrainedConfig
 from .gts import GTS, GTSConfig
 from .seq2seq import Seq2Seq, Seq2SeqConfig
+from .transformer import Transformer, TransformerConfig
 
 #: name → (model class, config class)
 MODELS: dict[str, tuple[type[MWPModel], type[ModelConfig]]] = {
     "seq2seq": (Seq2Seq, Seq2SeqConfig),
     "gts": (GTS, GTSConfig),
+    "transformer": (Transformer, TransformerConfig),
+    "constrained": (Constrained, ConstrainedConfig),
 }
 
 

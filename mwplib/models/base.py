@@ -75,12 +75,13 @@ class MWPModel(nn.Module):
     embedder: nn.Module
     out_vocab: OutputVocab
 
-    def prepare(self, problem: Problem, encoded: EncodedText | None = None) -> Example:
-        """Integer inputs of `problem` (its gold prefix becomes the target when present)."""
+    def prepare(self, problem: Problem, encoded: EncodedText | None = None, target: bool = True) -> Example:
+        """Integer inputs of `problem`; with `target`, its gold prefix as output ids (training problems only:
+        a test equation may use constants the training split never showed, and needs no target)."""
         encoded = encoded or encode_text(problem.text, problem.numbers, problem.source)
-        target = tuple(self.out_vocab.ids(problem.prefix, problem.source)) if problem.prefix else ()
+        target_ids = tuple(self.out_vocab.ids(problem.prefix, problem.source)) if target and problem.prefix else ()
         return Example(problem.id, len(encoded.words), self.embedder.prepare(encoded.masked, encoded.words),
-                       encoded.num_pos, target)
+                       encoded.num_pos, target_ids)
 
     def loss(self, batch: Batch) -> torch.Tensor:
         raise NotImplementedError

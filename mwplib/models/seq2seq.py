@@ -30,9 +30,11 @@ class Seq2SeqConfig(ModelConfig):
 class AttnDecoder(nn.Module):
     """LSTM over previous output tokens + Luong attention over encoder states → output-vocabulary scores."""
 
-    def __init__(self, out_vocab: OutputVocab, key_dim: int, hidden: int, layers: int, dropout: float) -> None:
+    def __init__(self, out_vocab: OutputVocab, key_dim: int, hidden: int, layers: int, dropout: float,
+                 expose_attention: bool = False) -> None:
         super().__init__()
         self.out_vocab = out_vocab
+        self.expose_attention = expose_attention  # predictions then carry the weights of every step
         self.sos = len(out_vocab)
         self.embedding = nn.Embedding(len(out_vocab) + 1, hidden)
         self.lstm = nn.LSTM(hidden, hidden, layers, batch_first=True, dropout=dropout if layers > 1 else 0.0)
@@ -66,9 +68,9 @@ class AttnDecoder(nn.Module):
         out, hc = self.lstm(self.embedding(tokens)[:, None, :], state["hc"])
         return {**state, "hc": hc, "out": out}
 
-    def step(self, state: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+    def step(self, state: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None]:
         logits, weights = self.logits(state["out"], state["enc"])
-        return torch.log_softmax(logits[:, 0], -1), weights[:, 0]
+        return torch.log_softmax(logits[:, 0], -1), weights[:, 0] if self.expose_attention else None
 
     def advance(self, state: dict[str, Any], parents: torch.Tensor, tokens: torch.Tensor,
                 done: torch.Tensor) -> dict[str, Any]:

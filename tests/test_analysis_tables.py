@@ -1,0 +1,85 @@
+"""SVAMP's tables built from hand-made run records (mwplib.svamp_tables): pooling over folds, Easy/Hard
+cells, paper values beside ours, the best model and the ablation rows."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mwplib import svamp_tables as st
+from mwplib.problem import Problem
+
+
+def run(key: str, model: str, embedding: str, dataset: str, correct: dict[str, bool]) -> dict:
+    return {"key": key, "n_test": len(correct),
+            "spec": {"model": model, "config": {"embedding": embedding}, "dataset": dataset},
+            "predictions": [{"id": i, "correct": c, "prefix": ["+", "N0", "N1"]} for i, c in correct.items()]}
+
+
+def evaluation(record: dict, correct: dict[str, bool]) -> dict:
+    return {"run": record["key"], "predictions": [{"id": i, "correct": c} for i, c in correct.items()]}
+
+
+def test_tables_3_and_4_pool_folds() -> None:
+    fold0 = run("k0", "seq2seq", "minilm", "asdiv-a", {"a": True, "b": True, "c": False})
+    fold1 = run("k1", "seq2seq", "minilm", "asdiv-a", {"d": True, "e": False})
+    without = [evaluation(fold0, {"a": True, "b": False, "c": False}), evaluation(fold1, {"d": False, "e": True})]
+    table3 = st.table_3([fold0, fold1], without).iloc[0]
+    assert (table3["model"], table3["emb"], table3["folds"], table3["n"]) == ("Seq2Seq", "R (MiniLM)", 2, 5)
+    assert table3["with question"] == pytest.approx(60.0) and table3["ours"] == pytest.approx(40.0)
+    assert table3["paper"] == 58.7 and table3["Δ"] == pytest.approx(40.0 - 58.7)
+    released = [evaluation(fold0, {"a": True, "b": True, "c": True}), evaluation(fold1, {"d": True, "e": False})]
+    assert st.table_3([fold0, fold1], without, released).loc[0, "released files"] == pytest.approx(80.0)
+    table4 = st.table_4([fold0, fold1], without).set_index("part")
+    # Easy = {a, e}: with question a right, e wrong -> 50 %; Hard = {b, c, d}: b, d right -> 66.7 %
+    assert table4.loc["Easy", "n"] == 2 and table4.loc["Easy", "ours"] == pytest.approx(50.0)
+    assert table4.loc["Hard", "n"] == 3 and table4.loc["Hard", "ours"] == pytest.approx(200 / 3)
+    assert (table4.loc["Easy", "paper"], table4.loc["Hard", "paper"]) == (91.3, 56.1)
+
+
+def test_scratch_rows_have_no_paper_value_and_missing_evaluation_raises() -> None:
+    record = run("k", "gts", "scratch", "mawps", {"a": True})
+    table = st.table_3([record], [evaluation(record, {"a": False})])
+    assert math.isnan(table.loc[0, "paper"]) and table.loc[0, "emb"] == "S"
+    with pytest.raises(KeyError, match="no evaluation"):
+        st.table_3([record], [])
+
+
+def test_best_run_and_ablation_table() -> None:
+    problems = [Problem(pid, "b", "q", "", 1.0, ("1", "2"), ("+", "N0", "N1"),
+                        {"variation_codes": codes, "variation_categories": cats, "type": "Addition"})
+                for pid, codes, cats in (("a", ("11",), ("Question Sensitivity",)),
+                                         ("b", ("23",), ("Reasoning Ability",)),
+                                         ("c", ("33", "11"), ("Question Sensitivity", "Structural Invariance")))]
+    weak = run("w", "seq2seq", "scratch", "svamp", {"a": False, "b": False, "c": True})
+    strong = run("s", "gts", "scratch", "svamp", {"a": True, "b": False, "c": True})
+    best = st.best_run([weak, strong])
+    assert st.describe_run(best) == "GTS (S) on svamp" and st.model_of(best) == ("gts", "scratch")
+    table = st.table_ablation(best, problems, "category").set_index(["removed category", "measure"])
+    assert table.loc[("Question Sensitivity", "# removed"), "ours"] == 2
+    assert table.loc[("Question Sensitivity", "# removed"), "paper"] == 462
+    assert table.loc[("Question Sensitivity", "change in accuracy"), "ours"] == pytest.approx(0 - 200 / 3)
+    assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
+    assert st.headline(table.reset_index(), ["removed category", "measure"], "t13")[
+        "t13_question_sensitivity_removed"] == 2
+
+
+def test_svamp_cv_table_is_empty_without_runs() -> None:
+    assert st.svamp_cv_table([]).empty
+
+
+def test_tables_5_and_12() -> None:
+    folds = [run("a0", "constrained", "scratch", "mawps", {"a": True, "b": False}),
+             run("a1", "constrained", "scratch", "mawps", {"c": True, "d": True})]
+    table5 = st.table_5(folds).iloc[0]
+    assert (table5["folds"], table5["n"], table5["ours"], table5["paper"]) == (2, 4, 75.0, 75.1)
+    train = [Problem(f"t{i}", "b", "q", "", 3.0, ("1", "2"), prefix) for i, prefix in
+             enumerate([("+", "N0", "N1"), ("+", "N0", "N1"), ("-", "N0", "N1")])]
+    test = [Problem("x", "b", "q", "", 5.0, ("2", "3"), ("+", "N0", "N1")),
+            Problem("y", "b", "q", "", 1.0, ("3", "2"), ("-", "N0", "N1"))]
+    svamp = run("s", "constrained", "minilm", "mawps-asdiv-a_svamp", {"x": False, "y": True})
+    table12 = st.table_12([svamp], train, test).set_index("model")
+    assert table12.loc["FFN + LSTM Decoder", "ours"] == 50.0 and table12.loc["FFN + LSTM Decoder", "paper"] == 18.3
+    # majority template "+ n n" filled with each problem's numbers: right on x only
+    assert table12.loc["Majority Template Baseline", "ours"] == 50.0
+    assert table12.loc["Majority Template Baseline", "paper"] == 11.7

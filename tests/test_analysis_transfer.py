@@ -1,0 +1,40 @@
+"""Evaluating a trained run on another test set (mwplib.transfer): slots the text lost, caching."""
+from __future__ import annotations
+
+from mwplib import paths, transfer
+from mwplib.data import remove_question
+from mwplib.models import build_model, paper_config
+from mwplib.problem import Problem
+from mwplib.solver import save_checkpoint
+
+TRAIN = [Problem(f"t{i}", f"Tom has {a} apples and buys {b} more.", "How many apples does he have?", "", a + b,
+                 (str(a), str(b)), ("+", "N0", "N1")) for i, (a, b) in enumerate([(3, 4), (5, 2), (7, 1)])]
+
+
+def test_encode_present_keeps_the_slots_the_text_holds() -> None:
+    problem = remove_question(Problem("q", "Ann bakes 4 pies.", "How many apples for 3 pies?", "", 12.0,
+                                      ("4", "3"), ("*", "N0", "N1")))
+    encoded, kept = transfer._encode_present(problem)
+    assert kept == (0,) and encoded.words[encoded.num_pos[0]] == "4"
+    assert transfer._to_own_slots(("*", "N0", "N0"), (2,)) == ("*", "N2", "N2")
+    twice = remove_question(Problem("d", "Ann sold 57 cups in 3 days.", "How many were left of 57 cups?", "",
+                                    0.0, ("57", "3", "57"), ("-", "N2", "N0")))
+    assert transfer._encode_present(twice)[1] == (0, 1)  # the value occurs once in the body: one slot kept
+
+
+def test_evaluate_on_scores_removed_questions_and_caches(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    checkpoint = tmp_path / "run.pt"
+    model = build_model("seq2seq", paper_config("seq2seq"), TRAIN, seed=0)
+    save_checkpoint(model, "seq2seq", 5, checkpoint)
+    monkeypatch.setattr(transfer, "checkpoint_path", lambda key: checkpoint)
+    record = {"key": "k", "spec": {"model": "seq2seq", "dataset": "toy", "split": "toy", "beam": 2, "seed": 0}}
+    test = [remove_question(p) for p in TRAIN[:2]] + [
+        remove_question(Problem("x", "Tom has 6 apples.", "How many for 2 days?", "", 12.0, ("6", "2"),
+                                ("*", "N0", "N1")))]
+    result = transfer.evaluate_on(record, test, "full", "without_questions")
+    assert result["n_test"] == 3 and result["n_missing_slots"] == 1
+    assert [p["id"] for p in result["predictions"]] == ["t0", "t1", "x"]
+    assert "N1" not in result["predictions"][2]["prefix"]  # the model never saw the question's number
+    checkpoint.unlink()  # a second call must come from the cache
+    assert transfer.evaluate_on(record, test, "full", "without_questions") == result

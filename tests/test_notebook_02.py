@@ -1,0 +1,29 @@
+"""Notebook 02 (question removal) runs under smoke, and its Table 4 partitions the same test problems that
+Table 3 scores (SVAMP §4.1)."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from notebook_runner import execute_notebook
+
+from mwplib import paths
+
+
+@pytest.mark.slow
+def test_notebook_02_smoke() -> None:
+    metrics = execute_notebook("02_question_removal", "smoke")
+    for model in ("seq2seq", "gts"):
+        for dataset in ("mawps", "asdiv_a"):
+            for kind in ("with_question", "without_question"):
+                assert 0.0 <= metrics[f"{kind}_{model}_s_{dataset}"] <= 100.0
+    table3 = pd.read_csv(paths.tables_dir("smoke") / "table03_question_removed.csv")
+    table4 = pd.read_csv(paths.tables_dir("smoke") / "table04_easy_hard.csv")
+    for _, row in table3.iterrows():
+        parts = table4[(table4["model"] == row["model"]) & (table4["emb"] == row["emb"])
+                       & (table4["dataset"] == row["dataset"])].set_index("part")
+        easy, hard = parts.loc["Easy"], parts.loc["Hard"]
+        assert easy["n"] + hard["n"] == row["n"]
+        # Easy = solved without the question, so its share is the question-removed accuracy
+        assert 100 * easy["n"] / row["n"] == pytest.approx(row["ours"])
+        recombined = (easy["n"] * easy["ours"] if easy["n"] else 0) + (hard["n"] * hard["ours"] if hard["n"] else 0)
+        assert recombined / row["n"] == pytest.approx(row["with question"])

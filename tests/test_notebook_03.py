@@ -1,0 +1,28 @@
+"""Notebook 03 (the constrained model and its attention) runs under smoke and scores the paper's example
+pairs and the Majority Template Baseline on the evaluated SVAMP problems."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from notebook_runner import execute_notebook
+
+from mwplib import paths
+from mwplib.data import load_mawps_asdiv_svamp
+from mwplib.metrics import majority_template_baseline
+from mwplib.profiles import get_profile
+
+
+@pytest.mark.slow
+def test_notebook_03_smoke() -> None:
+    metrics = execute_notebook("03_attention_analysis", "smoke")
+    assert metrics["pairs_pairs"] == 10 and metrics["pairs_pairs_gold_differs"] == 9
+    assert 0 <= metrics["examples_correct"] <= 20
+    assert 0.0 < metrics["max_weight_median"] <= 1.0
+    examples = pd.read_csv(paths.tables_dir("smoke") / "table06_26_attention_examples.csv")
+    assert len(examples) == 20 and examples["ours"].sum() == metrics["examples_correct"]
+    assert examples["our top word"].notna().all()
+    split = load_mawps_asdiv_svamp()
+    evaluated = split.test[:get_profile("smoke").test_limit]
+    assert metrics["table12_majority_template_baseline"] == pytest.approx(
+        100 * majority_template_baseline(split.train, evaluated))
+    assert 0.0 <= metrics["table5_s_asdiv_a"] <= 100.0 and 0.0 <= metrics["table5_s_mawps"] <= 100.0
