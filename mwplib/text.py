@@ -65,7 +65,7 @@ def encode_text(text: str, numbers: Sequence[str], source: str = "<text>") -> En
     """Tokenise `text` and find the word position of each of `numbers` (slot order).
 
     Masked tokens ``numberK`` map to slot K directly; otherwise the i-th slot is the next number token with
-    the same value, scanning left to right (numbers the slots do not list stay ordinary words). A slot that
+    the same value (or its negation right after a "-", as MAWPS writes negative numbers), scanning left to right (numbers the slots do not list stay ordinary words). A slot that
     cannot be found raises ValueError naming `source`.
     """
     words, values = _split(text)
@@ -80,9 +80,11 @@ def encode_text(text: str, numbers: Sequence[str], source: str = "<text>") -> En
         return EncodedText(tuple(words), tuple(positions))
     positions: list[int] = []
     for i, word in enumerate(words):
-        if len(positions) < len(numbers) and values[i] is not None \
-                and values[i] == parse_number(numbers[len(positions)]):
-            positions.append(i)
+        if len(positions) < len(numbers) and values[i] is not None:
+            wanted = parse_number(numbers[len(positions)])
+            negated = i > 0 and words[i - 1] == "-" and values[i] == -wanted  # "-2": the sign is a word
+            if values[i] == wanted or negated:
+                positions.append(i)
     if len(positions) != len(numbers):
         raise ValueError(f"{source}: found {len(positions)} of {len(numbers)} numbers {list(numbers)} "
                          f"in text {text!r}")

@@ -12,7 +12,7 @@ from mwplib import paths
 @pytest.mark.slow
 def test_notebook_02_smoke() -> None:
     metrics = execute_notebook("02_question_removal", "smoke")
-    for model in ("seq2seq", "gts"):
+    for model in ("seq2seq", "gts", "transformer"):
         for dataset in ("mawps", "asdiv_a"):
             for kind in ("with_question", "without_question"):
                 assert 0.0 <= metrics[f"{kind}_{model}_s_{dataset}"] <= 100.0

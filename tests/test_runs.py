@@ -10,7 +10,7 @@ import torch
 from mwplib import paths, runs
 from mwplib.models.base import collate
 from mwplib.solver import Solver, load_checkpoint
-from test_models import fast_config, toy_problems
+from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def isolated(tmp_path, monkeypatch):
 
 
 def _spec(**overrides):
-    return runs.RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=2, beam=1, **overrides)
+    return runs.RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=1, beam=1, **overrides)
 
 
 def test_cached_run_is_reused_and_changed_config_is_not(isolated) -> None:
@@ -51,7 +51,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
 
 
-@pytest.mark.parametrize("name", ["seq2seq", "gts"])
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])
 def test_checkpoint_round_trip(isolated, name) -> None:
     problems = toy_problems(12)
     spec = replace(_spec(), model=name, config=fast_config(name))

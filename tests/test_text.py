@@ -16,6 +16,12 @@ def test_numbers_are_found_in_order_and_by_value() -> None:
     assert enc.masked.count("NUM") == 5 and "5th" in enc.masked  # an ordinal is a word, not a quantity
 
 
+def test_negative_numbers_keep_their_sign_as_a_word() -> None:
+    enc = encode_text("Find the product of -2 , -15 and 4 .", ["-2", "-15", "4"])
+    assert [enc.words[i] for i in enc.num_pos] == ["2", "15", "4"]
+    assert enc.words[enc.num_pos[0] - 1] == "-"
+
+
 def test_masked_csv_text_maps_slots_directly() -> None:
     enc = encode_text("he has number1 pens and number0 cups .", ["7", "9"])
     assert enc.num_pos == (5, 2) and enc.words[2] == "9"

@@ -6,7 +6,7 @@ import torch
 
 from mwplib.models import build_model
 from mwplib.train import TrainingDiverged, split_validation, train_model
-from test_models import fast_config, toy_problems
+from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
 def _train(seed: int, name: str = "gts"):

@@ -15,6 +15,7 @@ from .base import MWPModel, build_vocab
 from .config import ModelConfig
 from .embedders import MINILM, build_embedder
 from .constrained import Constrained, ConstrainedConfig
+from .graph2tree import Graph2Tree, Graph2TreeConfig
 from .gts import GTS, GTSConfig
 from .seq2seq import Seq2Seq, Seq2SeqConfig
 from .transformer import Transformer, TransformerConfig
@@ -23,6 +24,7 @@ from .transformer import Transformer, TransformerConfig
 MODELS: dict[str, tuple[type[MWPModel], type[ModelConfig]]] = {
     "seq2seq": (Seq2Seq, Seq2SeqConfig),
     "gts": (GTS, GTSConfig),
+    "graph2tree": (Graph2Tree, Graph2TreeConfig),
     "transformer": (Transformer, TransformerConfig),
     "constrained": (Constrained, ConstrainedConfig),
 }

@@ -24,6 +24,7 @@ class Example:
     inputs: dict[str, list[int]]
     num_pos: tuple[int, ...]
     target: tuple[int, ...]
+    graphs: tuple[tuple[tuple[int, int], ...], ...] = ()  # Graph2Tree: directed word edges per graph
 
 
 @dataclass
@@ -34,10 +35,12 @@ class Batch:
     num_pos: torch.Tensor  # (B, N) word position of each slot (0 where absent)
     n_numbers: torch.Tensor  # (B,)
     targets: list[tuple[int, ...]]  # output-vocabulary ids per problem (may be empty at inference)
+    adjacency: torch.Tensor | None = None  # (B, K, T, T) row-normalised, self-loops included (Graph2Tree)
 
     def to(self, device: torch.device) -> "Batch":
         return Batch(self.ids, {k: v.to(device) for k, v in self.inputs.items()}, self.mask.to(device),
-                     self.num_pos.to(device), self.n_numbers.to(device), self.targets)
+                     self.num_pos.to(device), self.n_numbers.to(device), self.targets,
+                     None if self.adjacency is None else self.adjacency.to(device))
 
     def padded_targets(self, fill: int = -100) -> torch.Tensor:
         """(B, L) target ids padded with `fill` (cross-entropy's ignore index)."""
@@ -104,7 +107,18 @@ def collate(examples: Sequence[Example], embedder: nn.Module) -> Batch:
         mask[b, :e.n_words] = True
         num_pos[b, :len(e.num_pos)] = torch.tensor(e.num_pos, dtype=torch.long)
     return Batch([e.id for e in examples], embedder.collate([e.inputs for e in examples], n_words), mask,
-                 num_pos, torch.tensor([len(e.num_pos) for e in examples]), [e.target for e in examples])
+                 num_pos, torch.tensor([len(e.num_pos) for e in examples]), [e.target for e in examples],
+                 _adjacency(examples, n_words) if examples[0].graphs else None)
+
+
+def _adjacency(examples: Sequence[Example], n_words: int) -> torch.Tensor:
+    """Dense (B, K, T, T) adjacency of each example's K graphs, with self-loops, rows summing to 1."""
+    adjacency = torch.eye(n_words).repeat(len(examples), len(examples[0].graphs), 1, 1)
+    for b, example in enumerate(examples):
+        for k, edges in enumerate(example.graphs):
+            for i, j in edges:
+                adjacency[b, k, i, j] = 1.0
+    return adjacency / adjacency.sum(-1, keepdim=True)
 
 
 def gather_numbers(outputs: torch.Tensor, num_pos: torch.Tensor) -> torch.Tensor:
