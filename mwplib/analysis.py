@@ -117,17 +117,19 @@ def svamp_subsets(problems: Sequence[Problem], correct: Correctness) -> dict[str
     """Accuracy (%) on SVAMP's subsets of Tables 10/18: Full Set, One-Op / Two-Op (operators of the gold
     equation) and ADD / SUB / MUL / DIV (SVAMP's `Type` field) (notebook 04).
 
-    A problem whose type is unknown, or whose gold equation does not have one or two operators, raises:
-    SVAMP guarantees both, so such a problem means the wrong data were passed."""
+    SVAMP's CSV gives one problem (chal-555) the bare equation ``number0``: problems without an operator
+    are in Full Set and their type, and in an extra subset ``No-Op`` (present only when such a problem is
+    scored), so the One-Op and Two-Op sizes stay exact. A type outside SVAMP's four or more than two
+    operators raises: SVAMP has neither, so such a problem means the wrong data were passed."""
     subsets: dict[str, list[str]] = {name: [] for name in SUBSETS}
     for problem in problems:
         operation = OPERATION_OF_TYPE.get(problem.meta.get("type", ""))
         n_ops = expr.count_operators(expr.parse_prefix(list(problem.prefix))) if problem.prefix else 0
-        if operation is None or n_ops not in (1, 2):
+        if operation is None or n_ops > 2:
             raise ValueError(f"{problem.source}: type {problem.meta.get('type')!r} / {n_ops} operators is not a "
                              f"SVAMP subset")
-        for name in ("Full Set", "One-Op" if n_ops == 1 else "Two-Op", operation):
-            subsets[name].append(problem.id)
+        for name in ("Full Set", ("No-Op", "One-Op", "Two-Op")[n_ops], operation):
+            subsets.setdefault(name, []).append(problem.id)
     return {name: percent(correct, ids) for name, ids in subsets.items()}
 
 

@@ -74,7 +74,7 @@ def quantity_graphs(words: Sequence[str], num_pos: Sequence[int], numbers: Seque
         cells.append(tuple(dict.fromkeys(cell)))
     cell_edges = {(a, b) for cell in cells for w in cell[1:] for a, b in ((cell[0], w), (w, cell[0]))}
     values = [parse_number(n) for n in numbers]
-    greater = {(num_pos[i], num_pos[j]) for i in range(len(values)) for j in range(len(values)) if values[i] > values[j]}
+    greater = {(num_pos[i], num_pos[j]) for i, vi in enumerate(values) for j, vj in enumerate(values) if vi > vj}
     return QuantityGraphs(tuple(cells), (tuple(sorted(cell_edges)), tuple(sorted(greater)),
                                          tuple(sorted((b, a) for a, b in greater))))
 

@@ -140,15 +140,16 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
 
 def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
-    subsets, beside the paper (S and R)."""
+    subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem."""
     rows = []
     for (model, embedding, _), runs in group_runs(records).items():
         correct = correctness(runs)
         ours = svamp_subsets(scored_problems(problems, correct), correct)
         paper = PAPER_TABLE_10.get(model)
-        for subset in SUBSETS:
+        for subset, accuracy in ours.items():
             rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
-                         "paper": paper[subset][embedding != "scratch"] if paper else None, "ours": ours[subset]})
+                         "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
+                         "ours": accuracy})
     return paper_vs_ours(rows, keys=["subset", "model", "emb"])
 
 

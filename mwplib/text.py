@@ -65,7 +65,8 @@ def encode_text(text: str, numbers: Sequence[str], source: str = "<text>") -> En
     """Tokenise `text` and find the word position of each of `numbers` (slot order).
 
     Masked tokens ``numberK`` map to slot K directly; otherwise the i-th slot is the next number token with
-    the same value (or its negation right after a "-", as MAWPS writes negative numbers), scanning left to right (numbers the slots do not list stay ordinary words). A slot that
+    the same value (or its negation right after a "-", as MAWPS writes negative numbers), scanning left to
+    right (numbers the slots do not list stay ordinary words). A slot that
     cannot be found raises ValueError naming `source`.
     """
     words, values = _split(text)

@@ -85,6 +85,13 @@ def test_svamp_subsets() -> None:
                        "SUB": 0.0, "MUL": 100.0, "DIV": 100.0}
     with pytest.raises(ValueError, match="not a SVAMP subset"):
         analysis.svamp_subsets([svamp_problem("e", ("11",), type_="Difference")], {"e": True})
+    with pytest.raises(ValueError, match="3 operators"):
+        analysis.svamp_subsets([svamp_problem("f", ("11",), prefix=("+", "+", "+", "N0", "N1", "N0", "N1"))],
+                               {"f": True})
+    bare = svamp_problem("g", ("11",), prefix=("N0",), type_="Common-Division")
+    with_bare = analysis.svamp_subsets([*problems, bare], {"a": True, "b": False, "c": True, "d": True, "g": False})
+    assert with_bare["No-Op"] == 0.0 and with_bare["Full Set"] == 60.0 and with_bare["DIV"] == 50.0
+    assert with_bare["One-Op"] == pytest.approx(200 / 3)
 
 
 def test_accuracy_by_numbers_lists_other_counts() -> None:

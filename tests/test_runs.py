@@ -61,6 +61,8 @@ def test_checkpoint_round_trip(isolated, name) -> None:
     for problem, saved in zip(problems[:4], record["predictions"]):
         solution = solver.solve(problem.text, problem.numbers)
         assert list(solution.prefix) == saved["prefix"]
+        assert solver.solve(problem.text).prefix == solution.prefix  # numbers found in the raw text
+        assert solution.answer == saved["answer"]
         assert solution.logprob == pytest.approx(saved["logprob"], abs=1e-5)
     batch = collate([model.prepare(problems[0])], model.embedder)
     with torch.no_grad():

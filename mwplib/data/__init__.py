@@ -33,6 +33,8 @@ _LAZY = {
     "load_math23k_public_test": "math23k",
     "math23k_issues": "math23k",
     "data_inventory": "inventory",
+    "load_derivations": "derivations",
+    "derivation_splits": "derivations",
 }
 
 __all__ = ["DataError", "data_file", *_LAZY]

@@ -199,14 +199,15 @@ def same_equations(predicted: Derivation, problem: Problem) -> bool:
                for order in itertools.permutations(range(len(predicted.template.unknowns))))
 
 
-def case_studies(runs: dict, per_kind: int = 3) -> pd.DataFrame:
-    """§5.3 found automatically in our predictions: right solution from wrong equations; right equations
-    from a wrong alignment; and equation accuracy disagreeing with derivation accuracy."""
+def case_studies(*tables: dict, per_kind: int = 3) -> pd.DataFrame:
+    """§5.3 found automatically in our predictions (the runs of each table in `tables`, in order): right
+    solution from wrong equations; right equations from a wrong alignment; and equation accuracy
+    disagreeing with derivation accuracy."""
     problems = {p.id: p for d in DATASETS for p in load_derivations(d)}
     found: dict[str, list[dict]] = {"correct solution, incorrect equations": [],
                                     "correct equations, incorrect alignment": [],
                                     "equation accuracy disagrees with derivation accuracy": []}
-    for (dataset, setting), results in runs.items():
+    for (dataset, setting), results in (item for runs in tables for item in runs.items()):
         for result in results:
             for pid, pred in result["predictions"].items():
                 if pred["template"] is None:
@@ -234,11 +235,12 @@ def case_studies(runs: dict, per_kind: int = 3) -> pd.DataFrame:
     return pd.DataFrame([row for rows in found.values() for row in rows])
 
 
-def evaluation_benchmark(runs: dict) -> float:
-    """Seconds to re-score every stored test prediction with Algorithm 1 (the speed note of notebook 05)."""
+def evaluation_benchmark(*tables: dict) -> float:
+    """Seconds to re-score every stored test prediction of the runs in `tables` with Algorithm 1 (the
+    speed note of notebook 05)."""
     problems = {p.id: p for d in DATASETS for p in load_derivations(d)}
     start = time.perf_counter()
-    for results in runs.values():
+    for results in (results for runs in tables for results in runs.values()):
         for result in results:
             for pid, pred in result["predictions"].items():
                 if pred["template"] is not None:
