@@ -258,6 +258,8 @@ def failures_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[
 
 def _infix(prefix: Sequence[str], numbers: Sequence[str]) -> str:
     """An equation with the problem's numbers filled in (the raw tokens if it does not parse)."""
+    if not prefix:
+        return "(no prediction)"
     try:
         node = expr.substitute(expr.parse_prefix(list(prefix)), {f"N{i}": n for i, n in enumerate(numbers)})
         return expr.to_infix(node)
