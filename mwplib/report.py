@@ -45,7 +45,8 @@ def save_figure(fig: Any, name: str, profile: str) -> Path:
     out = paths.figures_dir(profile)
     out.mkdir(parents=True, exist_ok=True)
     fig.savefig(out / f"{name}.png", dpi=150, bbox_inches="tight")
-    fig.savefig(out / f"{name}.pdf", bbox_inches="tight")
+    # No creation date: re-running a notebook must not change a committed figure that did not change.
+    fig.savefig(out / f"{name}.pdf", bbox_inches="tight", metadata={"CreationDate": None})
     return out / f"{name}.png"
 
 
