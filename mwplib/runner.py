@@ -19,10 +19,11 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
     return found
 
 
-def execute_notebook(stem: str, profile: str, **parameters: Any) -> Path:
+def execute_notebook(stem: str, profile: str, *, progress: bool = False, **parameters: Any) -> Path:
     """Run notebooks/<stem>.ipynb with papermill into build/notebooks/<profile>/ and return the output path.
 
     `PROFILE` is always passed; other keyword arguments override the notebook's `parameters` cell.
+    `progress` shows papermill's per-cell progress bar (run_all.sh), off for tests.
     """
     import papermill
 
@@ -33,7 +34,7 @@ def execute_notebook(stem: str, profile: str, **parameters: Any) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
     papermill.execute_notebook(str(source), str(target), parameters={"PROFILE": profile, **parameters},
-                               kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS), progress_bar=False)
+                               kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS), progress_bar=progress)
     return target
 
 
@@ -50,11 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{i}/{len(todo)}] {nb.stem} ...", flush=True)
         start = time.perf_counter()
         try:
-            execute_notebook(nb.stem, args.profile)
+            execute_notebook(nb.stem, args.profile, progress=True)
             status = "ok"
         except Exception as err:  # report every failure, keep running the others
             status = "FAILED"
-            print(f"    {nb.stem} failed: {type(err).__name__}: {str(err).strip().splitlines()[-1:]}", flush=True)
+            last_line = (str(err).strip().splitlines() or [""])[-1]
+            print(f"    {nb.stem} failed: {type(err).__name__}: {last_line}", flush=True)
         rows.append((nb.stem, status, time.perf_counter() - start))
         print(f"    {status} in {rows[-1][2]:.0f} s", flush=True)
 

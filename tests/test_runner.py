@@ -1,0 +1,38 @@
+"""run_all.sh's engine: every numbered notebook in order, a final table, non-zero exit naming failures."""
+import nbformat
+import pytest
+
+from mwplib import paths, runner
+
+
+def _notebook(path, code: str) -> None:
+    params = nbformat.v4.new_code_cell('PROFILE = "quick"')
+    params.metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(code)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture()
+def project(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    paths.NOTEBOOKS.mkdir()
+    _notebook(paths.NOTEBOOKS / "00_ok.ipynb", "assert PROFILE == 'smoke'")
+    _notebook(paths.NOTEBOOKS / "01_broken.ipynb", "raise RuntimeError('boom in cell 2')")
+    (paths.NOTEBOOKS / "scratch.ipynb").write_text("not numbered, never run")
+    return tmp_path
+
+
+def test_runner_reports_and_names_failures(project, capsys):
+    assert [nb.name for nb in runner.notebooks()] == ["00_ok.ipynb", "01_broken.ipynb"]
+    assert runner.main(["--profile", "smoke"]) == 1
+    out = capsys.readouterr().out
+    assert "01_broken failed: PapermillExecutionError" in out and "boom in cell 2" in out
+    assert "FAILED: 01_broken" in out
+    assert (project / "build" / "notebooks" / "smoke" / "00_ok.ipynb").exists()
+
+
+def test_runner_only_selects_by_number(project, capsys):
+    assert runner.main(["--profile", "smoke", "00"]) == 0
+    assert "all 1 notebooks ok" in capsys.readouterr().out
