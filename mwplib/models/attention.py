@@ -27,14 +27,20 @@ class Attention(nn.Module):
             self.key = nn.Linear(key_dim, query_dim, bias=False)
             self.v = nn.Linear(query_dim, 1, bias=False)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def project(self, keys: torch.Tensor) -> torch.Tensor:
+        """The keys' projection, which callers that attend over the same keys many times compute once."""
+        return self.proj(keys) if self.kind == "general" else self.key(keys)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor,
+                projected: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """`projected`: `self.project(keys)` when the caller already has it."""
         single = query.dim() == 2
         q = query[:, None, :] if single else query  # (R, L, Q)
+        projected = self.project(keys) if projected is None else projected
         if self.kind == "general":
-            scores = q @ self.proj(keys).transpose(1, 2)  # (R, L, T)
+            scores = q @ projected.transpose(1, 2)  # (R, L, T)
         else:
-            energy = torch.tanh(self.query(q)[:, :, None, :] + self.key(keys)[:, None, :, :])
+            energy = torch.tanh(self.query(q)[:, :, None, :] + projected[:, None, :, :])
             scores = self.v(energy).squeeze(-1)
         scores = scores.masked_fill(~mask[:, None, :], float("-inf"))
         weights = torch.softmax(scores, dim=-1)

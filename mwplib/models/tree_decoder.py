@@ -149,6 +149,7 @@ class TreeDecoder(nn.Module):
         roots = (trees.depth == 0).nonzero().squeeze(1).to(device)
         base = base.index_copy(0, roots, enc.root[problem[roots]])
         keys = self.leaf_key(candidates)
+        projected = self.attention.project(enc.outputs)  # once per problem, not once per node
         usable = slot_mask(self.out_vocab, batch.n_numbers)
         logits = enc.outputs.new_zeros(n_nodes, len(self.out_vocab))
         for d in range(int(trees.depth.max()) + 1):
@@ -160,7 +161,7 @@ class TreeDecoder(nn.Module):
                 nodes = select.nonzero().squeeze(1).to(device)
                 rows = problem[nodes]
                 goal = self._goal(base[nodes], subtree[trees.sibling[nodes].to(device)] if is_right else None)
-                context, _ = self.attention(goal, enc.outputs[rows], enc.mask[rows])
+                context, _ = self.attention(goal, enc.outputs[rows], enc.mask[rows], projected[rows])
                 scores = self._scores(goal, context, keys[rows])
                 logits = logits.index_copy(0, nodes, scores.masked_fill(~usable[rows], -1e9))
                 ops = (token[nodes] < self.n_ops).nonzero().squeeze(1)
@@ -176,8 +177,9 @@ class TreeDecoder(nn.Module):
         """Beam-search state: per row a stack of pending goals (base, is_right) and of subtrees."""
         rows = lambda t: t.repeat_interleave(beam, 0)  # noqa: E731
         candidates = rows(self._candidates(enc))
-        return {"outputs": rows(enc.outputs), "mask": rows(enc.mask), "candidates": candidates,
-                "keys": self.leaf_key(candidates),
+        outputs = rows(enc.outputs)
+        return {"outputs": outputs, "mask": rows(enc.mask), "candidates": candidates,
+                "keys": self.leaf_key(candidates), "projected": self.attention.project(outputs),
                 "goals": [[(root, False)] for root in rows(enc.root)], "subtrees": [[] for _ in range(len(candidates))]}
 
     def step(self, state: dict[str, Any]) -> tuple[torch.Tensor, None]:
@@ -190,7 +192,7 @@ class TreeDecoder(nn.Module):
                 base = torch.stack([state["goals"][r][-1][0] for r in rows])
                 sibling = torch.stack([state["subtrees"][r][-1] for r in rows]) if is_right else None
                 goal[rows] = self._goal(base, sibling)
-        context, _ = self.attention(goal, state["outputs"], state["mask"])
+        context, _ = self.attention(goal, state["outputs"], state["mask"], state["projected"])
         state["goal"], state["context"] = goal, context
         return torch.log_softmax(self._scores(goal, context, state["keys"]), -1), None
 
