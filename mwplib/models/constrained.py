@@ -8,15 +8,13 @@ every decoding step (notebook 01_baselines trains it; the attention-analysis not
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 import torch
 from torch import nn
 
 from ..text import OutputVocab
-from .base import Batch, Encoded, MWPModel, gather_numbers
+from .base import Batch, Encoded, gather_numbers
 from .config import ModelConfig
-from .seq2seq import AttnDecoder
+from .seq2seq import AttnDecoder, AttnDecoderModel
 
 
 @dataclass(frozen=True)
@@ -30,7 +28,7 @@ class ConstrainedConfig(ModelConfig):
         return cls(emb_dim=128, hidden=256, lr=1e-3, emb_lr=1e-3, batch_size=8, epochs=60)
 
 
-class Constrained(MWPModel):
+class Constrained(AttnDecoderModel):
     contextual_embeddings = False  # the embedding matrix only, never a contextual encoder
 
     def __init__(self, config: ConstrainedConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
@@ -47,11 +45,3 @@ class Constrained(MWPModel):
         mean = (hidden * mask).sum(1) / mask.sum(1)
         h0 = mean[None].repeat(self.config.layers, 1, 1).contiguous()
         return Encoded(hidden, batch.mask, mean, gather_numbers(hidden, batch.num_pos)), (h0, torch.zeros_like(h0))
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        enc, init = self.encode(batch)
-        return self.decoder_net.loss(batch, enc, init)
-
-    def decoder(self, batch: Batch, beam: int) -> tuple[AttnDecoder, dict[str, Any]]:
-        enc, init = self.encode(batch)
-        return self.decoder_net, self.decoder_net.start(enc, init, beam)

@@ -78,7 +78,25 @@ class AttnDecoder(nn.Module):
         return self._feed({**state, "hc": (h[:, parents].contiguous(), c[:, parents].contiguous())}, tokens)
 
 
-class Seq2Seq(MWPModel):
+class AttnDecoderModel(MWPModel):
+    """A model whose `encode` returns (encoding, initial LSTM state) for the shared `AttnDecoder`
+    (Seq2Seq and Constrained differ only in how they encode)."""
+
+    decoder_net: AttnDecoder
+
+    def encode(self, batch: Batch) -> tuple[Encoded, tuple[torch.Tensor, torch.Tensor]]:
+        raise NotImplementedError
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        enc, init = self.encode(batch)
+        return self.decoder_net.loss(batch, enc, init)
+
+    def decoder(self, batch: Batch, beam: int) -> tuple[AttnDecoder, dict[str, Any]]:
+        enc, init = self.encode(batch)
+        return self.decoder_net, self.decoder_net.start(enc, init, beam)
+
+
+class Seq2Seq(AttnDecoderModel):
     def __init__(self, config: Seq2SeqConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
@@ -89,10 +107,3 @@ class Seq2Seq(MWPModel):
         outputs, summary, hc = self.encoder(self.embedder(batch.inputs), batch.mask)
         return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch.num_pos)), hc
 
-    def loss(self, batch: Batch) -> torch.Tensor:
-        enc, hc = self.encode(batch)
-        return self.decoder_net.loss(batch, enc, hc)
-
-    def decoder(self, batch: Batch, beam: int) -> tuple[AttnDecoder, dict[str, Any]]:
-        enc, hc = self.encode(batch)
-        return self.decoder_net, self.decoder_net.start(enc, hc, beam)
