@@ -104,6 +104,6 @@ class Seq2Seq(AttnDecoderModel):
         self.decoder_net = AttnDecoder(out_vocab, config.hidden, config.hidden, config.layers, config.dropout)
 
     def encode(self, batch: Batch) -> tuple[Encoded, tuple[torch.Tensor, torch.Tensor]]:
-        outputs, summary, hc = self.encoder(self.embedder(batch.inputs), batch.mask)
+        outputs, summary, hc = self.encoder(self.embedder(batch.inputs), batch.mask, final_state=True)
         return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch.num_pos)), hc
 

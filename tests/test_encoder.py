@@ -1,0 +1,43 @@
+"""The padded BiLSTM encoder equals nn.LSTM over packed sequences (outputs, summary, final states, gradients)."""
+import pytest
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from mwplib.models.encoder import RNNEncoder, reversal_index
+
+
+def packed_reference(encoder: RNNEncoder, x: torch.Tensor, mask: torch.Tensor):
+    lengths = mask.sum(1)
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    out, (h, c) = encoder.lstm(packed)
+    out, _ = pad_packed_sequence(out, batch_first=True, total_length=mask.shape[1])
+    fwd, bwd = out[..., :encoder.hidden], out[..., encoder.hidden:]
+    summary = fwd[torch.arange(x.shape[0]), lengths - 1] + bwd[:, 0]
+    layers = h.shape[0] // 2
+    return fwd + bwd, summary, (h.view(layers, 2, *h.shape[1:]).sum(1), c.view(layers, 2, *c.shape[1:]).sum(1))
+
+
+def test_reversal_index_keeps_padding_in_place():
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+    assert reversal_index(mask).tolist() == [[2, 1, 0], [1, 0, 2]]
+
+
+@pytest.mark.parametrize("lengths", [[5, 3, 3, 1, 7], [4, 4], [1]])
+def test_encoder_matches_packed_lstm(lengths):
+    torch.manual_seed(0)
+    encoder = RNNEncoder(6, 8, layers=2, dropout=0.0).eval()
+    mask = torch.arange(max(lengths))[None, :] < torch.tensor(lengths)[:, None]
+    x = torch.randn(len(lengths), max(lengths), 6, requires_grad=True)
+    ours = encoder(x, mask, final_state=True)
+    ref = packed_reference(encoder, x, mask)
+    valid = mask[..., None]
+    torch.testing.assert_close(ours[0] * valid, ref[0] * valid)
+    torch.testing.assert_close(ours[1], ref[1])
+    torch.testing.assert_close(ours[2][0], ref[2][0])
+    torch.testing.assert_close(ours[2][1], ref[2][1])
+    fast = encoder(x, mask)
+    torch.testing.assert_close(fast[0] * valid, ours[0] * valid)
+    assert fast[2] is None
+    grad_ours = torch.autograd.grad((ours[0] * valid).sum() + ours[2][1].sum(), x)[0]
+    grad_ref = torch.autograd.grad((ref[0] * valid).sum() + ref[2][1].sum(), x)[0]
+    torch.testing.assert_close(grad_ours, grad_ref)
