@@ -20,7 +20,7 @@ from mwplib.data import load_cv
 from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.repro import device_name
-from mwplib.train import pick_device, predict
+from mwplib.train import make_optimizer, pick_device, predict, train_step
 
 #: Sizes the reference measurements used, per model (hidden, batch size).
 REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
@@ -34,16 +34,13 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     config = replace(paper_config(name), hidden=hidden, batch_size=batch_size or ref_batch)
     model = build_model(name, config, split.train).to(pick_device(device))
     examples = [model.prepare(p) for p in split.train]
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimizer = make_optimizer(model, config)
     model.train()
     started = time.perf_counter()
     for _ in range(epochs):
         for start in range(0, len(examples), config.batch_size):
             batch = collate(examples[start:start + config.batch_size], model.embedder).to(pick_device(device))
-            loss = model.loss(batch)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            train_step(model, optimizer, batch)
     train_seconds = (time.perf_counter() - started) / epochs
     test = [model.prepare(p, target=False) for p in split.test]
     started = time.perf_counter()

@@ -126,6 +126,39 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
     return records
 
 
+def dataset_splits(name: str) -> list[Split]:
+    """The splits the notebooks train on, by the dataset name their runs are recorded under."""
+    from . import data
+
+    loaders = {"mawps": lambda: data.load_cv("mawps"), "asdiv-a": lambda: data.load_cv("asdiv-a"),
+               "mawps-asdiv-a_svamp": lambda: [data.load_mawps_asdiv_svamp()],
+               "cv_svamp_augmented": data.load_cv_svamp_augmented}
+    if name not in loaders:
+        raise ValueError(f"unknown dataset {name!r}; choose one of {sorted(loaders)}")
+    return loaders[name]()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Train whatever of a grid is not recorded yet (the notebooks then render it in seconds), e.g. on a GPU box:
+    ``python -m mwplib.runs --profile full --models gts graph2tree --embeddings scratch minilm``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
+    parser.add_argument("--embeddings", nargs="+", default=["scratch"])
+    parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    for dataset in args.datasets:
+        for record in run_grid(args.models, args.embeddings, {dataset: dataset_splits(dataset)}, args.profile,
+                               seed=args.seed):
+            spec = record["spec"]
+            print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
+                  f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
+                  f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
+
+
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per model × embedding × dataset: accuracies pooled over all test problems of its folds
     (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold)."""
@@ -233,3 +266,7 @@ def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence
         frame = accuracy_by([by_id[i] for i in correct], correct, "n_operators")
         frames.append(frame.assign(model=model, embedding=label, dataset=dataset))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+if __name__ == "__main__":
+    main()

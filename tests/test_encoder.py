@@ -3,7 +3,7 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from mwplib.models.encoder import RNNEncoder, reversal_index
+from mwplib.models.encoder import RNNEncoder, _window_ends, reversal_index
 
 
 def packed_reference(encoder: RNNEncoder, x: torch.Tensor, mask: torch.Tensor):
@@ -17,12 +17,18 @@ def packed_reference(encoder: RNNEncoder, x: torch.Tensor, mask: torch.Tensor):
     return fwd + bwd, summary, (h.view(layers, 2, *h.shape[1:]).sum(1), c.view(layers, 2, *c.shape[1:]).sum(1))
 
 
+def test_windows_end_at_every_length_only_when_states_are_needed():
+    lengths = [9, 8, 7, 6, 5, 4, 3, 2]
+    assert _window_ends(lengths, exact_state=True) == [2, 3, 4, 5, 6, 7, 8, 9]
+    assert _window_ends(lengths, exact_state=False) == [2, 6, 8, 9]
+
+
 def test_reversal_index_keeps_padding_in_place():
     mask = torch.tensor([[True, True, True], [True, True, False]])
     assert reversal_index(mask).tolist() == [[2, 1, 0], [1, 0, 2]]
 
 
-@pytest.mark.parametrize("lengths", [[5, 3, 3, 1, 7], [4, 4], [1]])
+@pytest.mark.parametrize("lengths", [[5, 3, 3, 1, 7], [4, 4], [1], [9, 2, 6, 6, 3, 8, 1, 4, 7, 5, 2]])
 def test_encoder_matches_packed_lstm(lengths):
     torch.manual_seed(0)
     encoder = RNNEncoder(6, 8, layers=2, dropout=0.0).eval()
@@ -30,14 +36,14 @@ def test_encoder_matches_packed_lstm(lengths):
     x = torch.randn(len(lengths), max(lengths), 6, requires_grad=True)
     ours = encoder(x, mask, final_state=True)
     ref = packed_reference(encoder, x, mask)
-    valid = mask[..., None]
-    torch.testing.assert_close(ours[0] * valid, ref[0] * valid)
+    torch.testing.assert_close(ours[0], ref[0])
     torch.testing.assert_close(ours[1], ref[1])
     torch.testing.assert_close(ours[2][0], ref[2][0])
     torch.testing.assert_close(ours[2][1], ref[2][1])
     fast = encoder(x, mask)
-    torch.testing.assert_close(fast[0] * valid, ours[0] * valid)
+    torch.testing.assert_close(fast[0], ours[0])
+    torch.testing.assert_close(fast[1], ours[1])
     assert fast[2] is None
-    grad_ours = torch.autograd.grad((ours[0] * valid).sum() + ours[2][1].sum(), x)[0]
-    grad_ref = torch.autograd.grad((ref[0] * valid).sum() + ref[2][1].sum(), x)[0]
+    grad_ours = torch.autograd.grad(ours[0].sum() + ours[2][1].sum(), x)[0]
+    grad_ref = torch.autograd.grad(ref[0].sum() + ref[2][1].sum(), x)[0]
     torch.testing.assert_close(grad_ours, grad_ref)

@@ -68,3 +68,12 @@ def test_checkpoint_round_trip(isolated, name) -> None:
     with torch.no_grad():
         reloaded, _ = load_checkpoint(runs.checkpoint_path(record["key"]))
         assert torch.equal(model.loss(batch), reloaded.loss(batch))
+
+
+def test_dataset_splits_names_every_notebook_dataset():
+    from mwplib.runs import dataset_splits
+
+    assert len(dataset_splits("asdiv-a")) == 5
+    assert len(dataset_splits("mawps-asdiv-a_svamp")) == 1
+    with pytest.raises(ValueError, match="unknown dataset"):
+        dataset_splits("nope")

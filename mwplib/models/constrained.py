@@ -14,6 +14,7 @@ from torch import nn
 from ..text import OutputVocab
 from .base import Batch, Encoded, gather_numbers
 from .config import ModelConfig
+from .dropout import Dropout
 from .seq2seq import AttnDecoder, AttnDecoderModel
 
 
@@ -34,7 +35,7 @@ class Constrained(AttnDecoderModel):
     def __init__(self, config: ConstrainedConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
-        self.ffn = nn.Sequential(nn.Dropout(config.dropout), nn.Linear(embedder.dim, config.hidden), nn.Tanh(),
+        self.ffn = nn.Sequential(Dropout(config.dropout), nn.Linear(embedder.dim, config.hidden), nn.Tanh(),
                                  nn.Linear(config.hidden, config.hidden), nn.Tanh())
         self.decoder_net = AttnDecoder(out_vocab, config.hidden, config.hidden, config.layers, config.dropout,
                                        expose_attention=True)

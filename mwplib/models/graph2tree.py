@@ -14,6 +14,7 @@ from ..problem import Problem
 from ..text import EncodedText, OutputVocab, encode_text
 from .base import Batch, Encoded, Example, MWPModel, gather_numbers
 from .config import ModelConfig
+from .dropout import Dropout
 from .encoder import RNNEncoder
 from .tree_decoder import TreeDecoder
 
@@ -43,7 +44,7 @@ class GraphConvolution(nn.Module):
         self.second = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(n_graphs))
         self.merge = nn.Linear(n_graphs * hidden, hidden)
         self.norm = nn.LayerNorm(hidden)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: torch.Tensor, adjacency: torch.Tensor) -> torch.Tensor:
         heads = []

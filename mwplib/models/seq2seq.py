@@ -15,6 +15,7 @@ from ..text import OutputVocab
 from .attention import Attention
 from .base import Batch, Encoded, MWPModel, gather_numbers, slot_mask
 from .config import ModelConfig
+from .dropout import Dropout
 from .encoder import RNNEncoder
 
 
@@ -41,7 +42,7 @@ class AttnDecoder(nn.Module):
         self.attention = Attention(hidden, key_dim, "general")
         self.combine = nn.Linear(hidden + key_dim, hidden)
         self.out = nn.Linear(hidden, len(out_vocab))
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def logits(self, hidden: torch.Tensor, enc: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, L, H) decoder states → (B, L, V) scores and (B, L, T) attention weights."""

@@ -24,6 +24,7 @@ from torch.nn import functional as F
 from ..text import OutputVocab
 from .attention import Attention
 from .base import Batch, Encoded, slot_mask
+from .dropout import Dropout
 
 
 class _Gate(nn.Module):
@@ -91,7 +92,7 @@ class TreeDecoder(nn.Module):
         self.n_ops = out_vocab.n_ops
         self.constants = nn.Parameter(torch.randn(len(out_vocab.constants), hidden) * 0.1)
         self.op_embedding = nn.Embedding(out_vocab.n_ops, op_dim)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.goal_left = _Gate(hidden, hidden)  # root and left children
         self.goal_right = _Gate(2 * hidden, hidden)  # right children: [left sibling subtree; parent's goal]
         self.attention = Attention(hidden, hidden, "concat")
