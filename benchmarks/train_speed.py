@@ -19,12 +19,35 @@ import torch
 from mwplib.data import load_cv
 from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
+from mwplib.models.encoder import RNNEncoder
 from mwplib.repro import device_name
 from mwplib.train import make_optimizer, pick_device, predict, train_step
 
 #: Sizes the reference measurements used, per model (hidden, batch size).
 REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
              "constrained": (256, 8)}
+
+
+def matmul_peak_gflops(size: int = 2048, repeats: int = 5) -> float:
+    """fp32 GEMM throughput of this machine at the current thread count: the ceiling for the LSTM encoders."""
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b
+    started = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    return 2 * size ** 3 * repeats / (time.perf_counter() - started) / 1e9
+
+
+def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
+    """Multiply-adds of the BiLSTM encoder over one epoch's real tokens, forward + backward (≈3× forward), in
+    GFLOP; 0 for models without one. Padding is not counted: this is the work any implementation must do."""
+    encoder = getattr(model, "encoder", None)
+    if not isinstance(encoder, RNNEncoder):
+        return 0.0
+    lstm, tokens = encoder.lstm, sum(e.n_words for e in examples)
+    per_token = sum(2 * 4 * lstm.hidden_size * (lstm.input_size if layer == 0 else 2 * lstm.hidden_size)
+                    + 2 * 4 * lstm.hidden_size * lstm.hidden_size for layer in range(lstm.num_layers))
+    return 3 * 2 * per_token * tokens / 1e9  # 2 directions; 2 FLOP per multiply-add; ×3 for backward
 
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None
@@ -47,6 +70,7 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
     infer_seconds = time.perf_counter() - started
     return {"batch": config.batch_size, "hidden": hidden, "seconds_per_epoch": train_seconds,
+            "encoder_gflop": encoder_gflop(model, examples),
             "train_problems_per_s": len(examples) / train_seconds, "infer_problems_per_s": len(test) / infer_seconds}
 
 
@@ -61,13 +85,19 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    peak = matmul_peak_gflops()
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
-          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0")
+          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0, "
+          f"fp32 matmul peak {peak:.0f} GFLOP/s")
     for name in args.models:
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device)
         print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch), "
               f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s")
+        if row["encoder_gflop"]:
+            floor = row["encoder_gflop"] / peak
+            print(f"{'':12s} BiLSTM encoder: {row['encoder_gflop']:.0f} GFLOP/epoch, at least {floor:.1f} s/epoch "
+                  f"at the matmul peak ({100 * floor / row['seconds_per_epoch']:.0f} % of the measured epoch)")
 
 
 if __name__ == "__main__":
