@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Execute every notebooks/NN_*.ipynb in order, headlessly, with papermill.
 #
-#   ./run_all.sh [--profile smoke|quick|full] [--only 00 05 ...] [--setup-only]
+#   ./run_all.sh [--profile smoke|quick|full] [--only 00 05 ...] [-p NAME=VALUE ...] [--setup-only]
 #
+# -p overrides a notebook parameter, e.g. -p TRAIN_MISSING=False renders only the runs recorded under results/.
 # Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
 # Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
 # figures to figures/<profile>/, headline metrics to results/metrics/<profile>/.
@@ -13,13 +14,15 @@ cd "$(dirname "$0")"
 profile=quick
 setup_only=0
 only=()
+params=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile="$2"; shift 2 ;;
     --profile=*) profile="${1#*=}"; shift ;;
-    --only) shift; while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do only+=("$1"); shift; done ;;
+    --only) shift; while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do only+=("$1"); shift; done ;;
     --setup-only) setup_only=1; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -p|--param) params+=(--param "$2"); shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "run_all.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -39,4 +42,4 @@ fi
 [ "$setup_only" = 1 ] && exit 0
 
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg
-exec .venv/bin/python -m mwplib.runner --profile "$profile" ${only[@]+"${only[@]}"}
+exec .venv/bin/python -m mwplib.runner --profile "$profile" ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import time
 from pathlib import Path
@@ -38,11 +39,26 @@ def execute_notebook(stem: str, profile: str, *, progress: bool = False, **param
     return target
 
 
+def parse_parameter(text: str) -> tuple[str, Any]:
+    """"NAME=VALUE" → (NAME, the Python literal VALUE); parsed with `ast.literal_eval`, never executed."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError) as err:
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not a Python literal") from err
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Execute every numbered notebook headlessly.")
     parser.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
     parser.add_argument("only", nargs="*", help="notebook numbers to run (default: all), e.g. 00 05")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a parameters-cell literal, e.g. -p TRAIN_MISSING=False "
+                             "(render only recorded runs) or -p 'MODELS=[\"gts\"]'")
     args = parser.parse_args(argv)
+    parameters = dict(parse_parameter(text) for text in args.param)
 
     todo = notebooks(args.only)
     print(f"profile: {args.profile} (default {DEFAULT_PROFILE}); {len(todo)} notebooks", flush=True)
@@ -51,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{i}/{len(todo)}] {nb.stem} ...", flush=True)
         start = time.perf_counter()
         try:
-            execute_notebook(nb.stem, args.profile, progress=True)
+            execute_notebook(nb.stem, args.profile, progress=True, **parameters)
             status = "ok"
         except Exception as err:  # report every failure, keep running the others
             status = "FAILED"

@@ -77,16 +77,24 @@ def checkpoint_path(key: str) -> Path:
     return paths.cache_dir("checkpoints") / f"{key}.pt"
 
 
+def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any] | None:
+    """The recorded result of this run, or None if it has not been trained under `profile`."""
+    prof = get_profile(profile)
+    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
+    path = run_path(spec, spec.key(data_checksum(train, test)), prof.name)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
 def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
         progress: bool = True) -> dict[str, Any]:
     """Train and evaluate one run, or load it from the cache. `train` may be any list of problems."""
+    if not force and (record := recorded(spec, train, test, profile)) is not None:
+        return record
     prof = get_profile(profile)
     train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
     checksum = data_checksum(train, test)
     key = spec.key(checksum)
     path = run_path(spec, key, prof.name)
-    if path.exists() and not force:
-        return json.loads(path.read_text())
     model = build_model(spec.model, spec.config, train, spec.seed)
     started = time.perf_counter()
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
@@ -111,9 +119,11 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
 
 
 def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
-             profile: str, *, seed: int = 0, force: bool = False, progress: bool = True) -> list[dict[str, Any]]:
+             profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
+             train_missing: bool = True) -> list[dict[str, Any]]:
     """Every model × embedding × dataset × profile fold (resuming from the cache). A dataset given as a
-    single split (a fixed train → test partition) runs once, whatever the profile's folds."""
+    single split (a fixed train → test partition) runs once, whatever the profile's folds. With
+    `train_missing=False` only recorded runs are returned (render what exists, in seconds)."""
     prof = get_profile(profile)
     records = []
     for model in models:
@@ -122,7 +132,10 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
                 for fold in [f for f in prof.folds if f < len(splits)]:
                     split = splits[fold]
                     spec = spec_for(model, embedding, dataset, split.name, fold, prof, seed)
-                    records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
+                    if train_missing or force:
+                        records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
+                    elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
+                        records.append(record)
     return records
 
 

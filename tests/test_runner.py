@@ -1,4 +1,6 @@
 """run_all.sh's engine: every numbered notebook in order, a final table, non-zero exit naming failures."""
+import argparse
+
 import nbformat
 import pytest
 
@@ -36,3 +38,14 @@ def test_runner_reports_and_names_failures(project, capsys):
 def test_runner_only_selects_by_number(project, capsys):
     assert runner.main(["--profile", "smoke", "00"]) == 0
     assert "all 1 notebooks ok" in capsys.readouterr().out
+
+
+def test_runner_passes_literal_parameters(project, capsys):
+    _notebook(paths.NOTEBOOKS / "02_param.ipynb", "assert TRAIN_MISSING is False and MODELS == ['gts']")
+    assert runner.main(["--profile", "smoke", "-p", "TRAIN_MISSING=False", "-p", "MODELS=['gts']", "02"]) == 0
+
+
+@pytest.mark.parametrize("text", ["MODELS", "1X=2", "X=__import__('os')", "X=open('f')"])
+def test_parameters_are_literals_only(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        runner.parse_parameter(text)

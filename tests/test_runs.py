@@ -9,6 +9,7 @@ import torch
 
 from mwplib import paths, runs
 from mwplib.models.base import collate
+from mwplib.problem import Split
 from mwplib.solver import Solver, load_checkpoint
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
@@ -77,3 +78,14 @@ def test_dataset_splits_names_every_notebook_dataset():
     assert len(dataset_splits("mawps-asdiv-a_svamp")) == 1
     with pytest.raises(ValueError, match="unknown dataset"):
         dataset_splits("nope")
+
+
+def test_recorded_only_grid_never_trains(isolated) -> None:
+    problems = toy_problems(12)
+    assert runs.recorded(_spec(), problems, problems[:4], "full") is None
+    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    assert runs.recorded(_spec(), problems, problems[:4], "full") == record
+    split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
+    before = sorted(paths.RESULTS.rglob("*.json"))
+    assert runs.run_grid(["seq2seq"], ["scratch"], {"toy": [split]}, "full", train_missing=False) == []
+    assert sorted(paths.RESULTS.rglob("*.json")) == before
