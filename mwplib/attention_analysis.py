@@ -134,7 +134,7 @@ def train_on_all_asdiv(embedding: str, profile: str, seed: int = 0) -> tuple[dic
     `Solver` loaded from its checkpoint (with the profile's beam width)."""
     problems = [p for split in load_cv("asdiv-a") for p in split.test]
     spec = runs.spec_for("constrained", embedding, "asdiv-a-all", "cv_asdiv-a/all", 0, profile, seed)
-    record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False)
+    record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False, need_weights=True)
     return record, Solver.load(runs.checkpoint_path(record["key"]), beam=get_profile(profile).beam_size)
 
 

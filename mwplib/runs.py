@@ -86,10 +86,13 @@ def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], p
 
 
 def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
-        progress: bool = True) -> dict[str, Any]:
-    """Train and evaluate one run, or load it from the cache. `train` may be any list of problems."""
+        progress: bool = True, need_weights: bool = False) -> dict[str, Any]:
+    """Train and evaluate one run, or load it from the cache. `train` may be any list of problems.
+    With `need_weights`, a recorded run whose checkpoint is not on this machine (weights are not committed)
+    is trained again, so its weights can be loaded."""
     if not force and (record := recorded(spec, train, test, profile)) is not None:
-        return record
+        if not need_weights or checkpoint_path(record["key"]).exists():
+            return record
     prof = get_profile(profile)
     train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
     checksum = data_checksum(train, test)

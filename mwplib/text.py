@@ -60,6 +60,13 @@ class EncodedText:
         slots = set(self.num_pos)
         return tuple(NUM_TOKEN if i in slots else w for i, w in enumerate(self.words))
 
+    @property
+    def indexed(self) -> tuple[str, ...]:
+        """Words with slot k's number replaced by ``number{k}``, as SVAMP's data mask them: the token itself
+        says which quantity it is, which a model blind to word order (Constrained) needs to tell them apart."""
+        slot_of = {position: k for k, position in enumerate(self.num_pos)}
+        return tuple(f"number{slot_of[i]}" if i in slot_of else w for i, w in enumerate(self.words))
+
 
 def encode_text(text: str, numbers: Sequence[str], source: str = "<text>") -> EncodedText:
     """Tokenise `text` and find the word position of each of `numbers` (slot order).

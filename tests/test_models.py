@@ -111,3 +111,13 @@ def test_constrained_model_returns_attention_per_decoding_step() -> None:
             assert all(len(row) == n_words and abs(sum(row) - 1) < 1e-4 for row in pred.attention)
     seq2seq = build_model("seq2seq", fast_config("seq2seq"), problems)
     assert predict(seq2seq, [seq2seq.prepare(problems[0])], beam=1, max_len=7)[0].attention is None
+
+
+def test_constrained_model_tells_slots_apart_by_their_tokens() -> None:
+    problems = toy_problems(6)
+    constrained = build_model("constrained", fast_config("constrained"), problems)
+    seq2seq = build_model("seq2seq", fast_config("seq2seq"), problems)
+    example, plain = constrained.prepare(problems[4]), seq2seq.prepare(problems[4])  # three numbers
+    slot_ids = [example.inputs["ids"][i] for i in example.num_pos]
+    assert len(set(slot_ids)) == 3 and constrained.embedder.vocab.ids(["<unk>"])[0] not in slot_ids
+    assert len({plain.inputs["ids"][i] for i in plain.num_pos}) == 1  # order-aware models share one NUM token

@@ -89,3 +89,14 @@ def test_recorded_only_grid_never_trains(isolated) -> None:
     before = sorted(paths.RESULTS.rglob("*.json"))
     assert runs.run_grid(["seq2seq"], ["scratch"], {"toy": [split]}, "full", train_missing=False) == []
     assert sorted(paths.RESULTS.rglob("*.json")) == before
+
+
+def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> None:
+    problems = toy_problems(12)
+    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    checkpoint = runs.checkpoint_path(record["key"])
+    checkpoint.unlink()
+    assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == record  # the record suffices
+    assert not checkpoint.exists()
+    runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
+    assert checkpoint.exists()

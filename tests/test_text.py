@@ -27,6 +27,12 @@ def test_masked_csv_text_maps_slots_directly() -> None:
     assert enc.num_pos == (5, 2) and enc.words[2] == "9"
 
 
+def test_indexed_words_name_each_slot_as_svamp_masks_them() -> None:
+    enc = encode_text("he has number1 pens and number0 cups .", ["7", "9"])
+    assert enc.indexed == ("he", "has", "number1", "pens", "and", "number0", "cups", ".")
+    assert encode_text("Tom has 3 and 4 .", ["3", "4"]).indexed == ("tom", "has", "number0", "and", "number1", ".")
+
+
 def test_missing_number_names_the_record() -> None:
     with pytest.raises(ValueError, match="file.csv#row3"):
         encode_text("Tom has 4 apples.", ["4", "6"], "file.csv#row3")

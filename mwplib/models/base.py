@@ -83,8 +83,11 @@ class MWPModel(nn.Module):
         a test equation may use constants the training split never showed, and needs no target)."""
         encoded = encoded or encode_text(problem.text, problem.numbers, problem.source)
         target_ids = tuple(self.out_vocab.ids(problem.prefix, problem.source)) if target and problem.prefix else ()
-        return Example(problem.id, len(encoded.words), self.embedder.prepare(encoded.masked, encoded.words),
-                       encoded.num_pos, target_ids)
+        if getattr(self.config, "indexed_numbers", False):
+            inputs = self.embedder.prepare(encoded.indexed, encoded.indexed)
+        else:
+            inputs = self.embedder.prepare(encoded.masked, encoded.words)
+        return Example(problem.id, len(encoded.words), inputs, encoded.num_pos, target_ids)
 
     def loss(self, batch: Batch) -> torch.Tensor:
         raise NotImplementedError
@@ -132,7 +135,9 @@ def slot_mask(out_vocab: OutputVocab, n_numbers: torch.Tensor) -> torch.Tensor:
     return (ids[None, :] < out_vocab.slot_offset) | (ids[None, :] - out_vocab.slot_offset < n_numbers[:, None])
 
 
-def build_vocab(problems: Sequence[Problem]) -> tuple[Vocab, OutputVocab]:
-    """Scratch word vocabulary and output vocabulary, from the training problems only."""
-    words = (encode_text(p.text, p.numbers, p.source).masked for p in problems)
+def build_vocab(problems: Sequence[Problem], indexed_numbers: bool = False) -> tuple[Vocab, OutputVocab]:
+    """Scratch word vocabulary (numbers as NUM, or as number0, number1, … with `indexed_numbers`) and output
+    vocabulary, from the training problems only."""
+    texts = (encode_text(p.text, p.numbers, p.source) for p in problems)
+    words = (text.indexed if indexed_numbers else text.masked for text in texts)
     return Vocab.build(words), OutputVocab.from_problems(problems)

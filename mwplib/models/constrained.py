@@ -1,7 +1,9 @@
 """The Constrained bag-of-words model (SVAMP §4.2): no word order, attention weights exposed.
 
 A feed-forward network maps each word embedding to its hidden state independently; the LSTM decoder
-(shared with Seq2Seq) starts from their mean and attends over them. With pretrained embeddings only the
+(shared with Seq2Seq) starts from their mean and attends over them. Numbers enter as ``number0``, ``number1``,
+… (SVAMP's masking): without word order, a shared NUM token would leave the model no way to tell which quantity
+is which. With pretrained embeddings only the
 embedding matrix is used (non-contextual), as the paper does. Predictions carry the attention weights of
 every decoding step (notebook 01_baselines trains it; the attention-analysis notebook reads them).
 """
@@ -21,6 +23,7 @@ from .seq2seq import AttnDecoder, AttnDecoderModel
 @dataclass(frozen=True)
 class ConstrainedConfig(ModelConfig):
     layers: int = 1
+    indexed_numbers: bool = True  # number tokens name their slot (number0, …), as in SVAMP's data
 
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "ConstrainedConfig":
