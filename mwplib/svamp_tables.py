@@ -327,9 +327,10 @@ def table_5(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem]) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
     (`mwplib.metrics`, computed on the same evaluated test problems)."""
+    groups = group_runs(records)  # every model × embedding is tested on the same problems
     rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
-             "ours": percent(correctness(runs))} for (m, e, _), runs in group_runs(records).items()]
-    evaluated = scored_problems(test, correctness(records)) if records else list(test)
+             "ours": percent(correctness(runs))} for (m, e, _), runs in groups.items()]
+    evaluated = scored_problems(test, correctness(next(iter(groups.values())))) if groups else list(test)
     rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["SVAMP"],
                  "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
     return paper_vs_ours(rows, keys=["model", "emb"])

@@ -78,8 +78,12 @@ def test_tables_5_and_12() -> None:
     test = [Problem("x", "b", "q", "", 5.0, ("2", "3"), ("+", "N0", "N1")),
             Problem("y", "b", "q", "", 1.0, ("3", "2"), ("-", "N0", "N1"))]
     svamp = run("s", "constrained", "minilm", "mawps-asdiv-a_svamp", {"x": False, "y": True})
-    table12 = st.table_12([svamp], train, test).set_index("model")
-    assert table12.loc["FFN + LSTM Decoder", "ours"] == 50.0 and table12.loc["FFN + LSTM Decoder", "paper"] == 18.3
+    scratch = run("s0", "constrained", "scratch", "mawps-asdiv-a_svamp", {"x": False, "y": False})
+    table12 = st.table_12([svamp, scratch], train, test).set_index(["model", "emb"])
+    assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "ours"] == 50.0
+    assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "paper"] == 18.3
+    assert table12.loc[("FFN + LSTM Decoder", "S"), ["ours", "paper"]].tolist() == [0.0, 17.5]
+    table12 = table12.reset_index("emb")
     # majority template "+ n n" filled with each problem's numbers: right on x only
     assert table12.loc["Majority Template Baseline", "ours"] == 50.0
     assert table12.loc["Majority Template Baseline", "paper"] == 11.7
