@@ -26,6 +26,7 @@ from .problem import Problem
 from .profiles import get_profile
 from .repro import run_manifest
 from .runs import checkpoint_path, data_checksum
+from .models.base import Prediction
 from .solver import load_checkpoint
 from .text import EncodedText, encode_text
 from .train import accuracy, predict, score
@@ -58,7 +59,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
                 *, force: bool = False) -> dict[str, Any]:
     """Predictions of the trained run `record` (from :func:`mwplib.runs.run`) on `test`, named `name`
     (e.g. "without_questions"); cached. Returns a dict with ``predictions`` in the format of `mwplib.train.score`,
-    ``accuracy`` (fraction), ``n_test`` and ``n_missing_slots``."""
+    ``accuracy`` (fraction), ``n_test``, ``n_missing_slots`` and ``n_empty_text`` (unsolved, not run)."""
     prof = get_profile(profile)
     test = list(test)[:prof.test_limit]
     checksum = data_checksum([], test)
@@ -72,12 +73,16 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
                                 f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
-    examples = [model.prepare(dataclasses.replace(p, numbers=tuple(p.numbers[k] for k in kept)), enc, target=False)
-                for p, (enc, kept) in zip(test, encoded)]
-    predictions = [dataclasses.replace(pred, prefix=_to_own_slots(pred.prefix, kept))
-                   for pred, (_, kept) in zip(predict(model, examples, beam=spec["beam"], max_len=max_len), encoded)]
+    # a text left with no words (the question was all of it) gives the model nothing to read: unsolved
+    readable = [i for i, (enc, _) in enumerate(encoded) if enc.words]
+    examples = [model.prepare(dataclasses.replace(test[i], numbers=tuple(test[i].numbers[k] for k in encoded[i][1])),
+                              encoded[i][0], target=False) for i in readable]
+    predictions = [Prediction(p.id, (), (), float("-inf")) for p in test]
+    for i, pred in zip(readable, predict(model, examples, beam=spec["beam"], max_len=max_len)):
+        predictions[i] = dataclasses.replace(pred, prefix=_to_own_slots(pred.prefix, encoded[i][1]))
     records = score(test, predictions)
     result = {"run": record["key"], "test": name, "data_checksum": checksum, "n_test": len(test),
+              "n_empty_text": len(test) - len(readable),
               "n_missing_slots": sum(len(kept) < len(p.numbers) for p, (_, kept) in zip(test, encoded)),
               "accuracy": accuracy(records), "predictions": records,
               "manifest": run_manifest(prof.name, spec["seed"])}

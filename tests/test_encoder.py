@@ -47,3 +47,11 @@ def test_encoder_matches_packed_lstm(lengths):
     grad_ours = torch.autograd.grad(ours[0].sum() + ours[2][1].sum(), x)[0]
     grad_ref = torch.autograd.grad(ref[0].sum() + ref[2][1].sum(), x)[0]
     torch.testing.assert_close(grad_ours, grad_ref)
+
+
+def test_rows_without_words_get_zero_outputs_and_states():
+    encoder = RNNEncoder(6, 8, layers=2, dropout=0.0).eval()
+    mask = torch.tensor([[True, True, True], [False, False, False]])
+    outputs, _, (h, c) = encoder(torch.randn(2, 3, 6), mask, final_state=True)
+    assert outputs[1].abs().sum() == 0 and h[:, 1].abs().sum() == 0 and c[:, 1].abs().sum() == 0
+    assert outputs[0].abs().sum() > 0

@@ -64,14 +64,17 @@ def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.
     outputs, finished_h, finished_c = [], [], []
     start, active = 0, batch
     for end in _window_ends(sorted_lengths, exact_state):
-        out, h, c = _lstm(x[:active, start:end], state, weights, training)
-        outputs.append(F.pad(out, (0, 0, 0, 0, 0, batch - active)))
+        if end > start:
+            out, h, c = _lstm(x[:active, start:end], state, weights, training)
+            outputs.append(F.pad(out, (0, 0, 0, 0, 0, batch - active)))
+        else:  # rows without words (a question-removed text can be empty): their state stays zero
+            h, c = state
         still = sum(1 for n in sorted_lengths[:active] if n > end)
         finished_h.append(h[:, still:active])
         finished_c.append(c[:, still:active])
         state, start, active = (h[:, :still], c[:, :still]), end, still
     inverse = torch.argsort(order)
-    out = torch.cat(outputs, 1)
+    out = torch.cat(outputs, 1) if outputs else x.new_zeros(batch, 0, hidden)
     out = F.pad(out, (0, 0, 0, x.shape[1] - out.shape[1]))[inverse]
     if not exact_state:
         return out, None
