@@ -21,12 +21,12 @@ import pandas as pd
 
 from . import expr, paths
 from .data import load_cv, load_mawps_asdiv_svamp, question_removal_agreement, remove_question
+from .models.base import Prediction
 from .numbers import find_numbers, parse_number
 from .problem import Problem
 from .profiles import get_profile
 from .repro import run_manifest
 from .runs import checkpoint_path, data_checksum
-from .models.base import Prediction
 from .solver import load_checkpoint
 from .text import EncodedText, encode_text
 from .train import accuracy, predict, score
