@@ -57,6 +57,7 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     config = replace(paper_config(name), hidden=hidden, batch_size=batch_size or ref_batch)
     model = build_model(name, config, split.train).to(pick_device(device))
     examples = [model.prepare(p) for p in split.train]
+    model.embedder.tune_only(e.inputs for e in examples)
     optimizer = make_optimizer(model, config)
     model.train()
     started = time.perf_counter()

@@ -129,6 +129,7 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     model.to(pick_device(device))
     fit, val = split_validation(train, val_fraction, seed)
     fit_ex = [model.prepare(p) for p in fit]
+    model.embedder.tune_only(ex.inputs for ex in fit_ex)
     val_ex, test_ex = ([model.prepare(p, target=False) for p in part] for part in (val, test))
     max_len = max(len(p.prefix) for p in train) + 2
     optimizer = make_optimizer(model, config)

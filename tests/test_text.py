@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 import torch
+from torch import nn
 
-from mwplib.models.embedders import PretrainedEmbedder, _tokenizer, pool_subwords
+from mwplib.models.embedders import PretrainedEmbedder, TunedRows, _tokenizer, pool_subwords
 from mwplib.text import OutputVocab, align_subwords, encode_text, extract_numbers, tokenize
 from mwplib.problem import Problem
 
@@ -78,3 +79,34 @@ def test_pretrained_embedder_returns_one_vector_per_word() -> None:
     number_subtokens = _tokenizer("minilm")("12.5", add_special_tokens=False)["input_ids"]
     expected = embedder.embedding.weight[number_subtokens].mean(0)
     assert torch.allclose(out[0, enc.num_pos[0]], expected, atol=1e-6)
+
+
+def test_tuning_only_used_rows_equals_tuning_the_whole_matrix() -> None:
+    """Adam leaves rows without gradient where they are, so both ways reach the same weights."""
+    torch.manual_seed(0)
+    weight = torch.randn(50, 4)
+    full = nn.Embedding.from_pretrained(weight.clone(), freeze=False)
+    rows = TunedRows(weight)
+    rows.tune_only([3, 7, 7, 11])
+    batches = [torch.tensor([[3, 7], [11, 3]]), torch.tensor([[7, 7], [3, 0]])]
+    optimizers = [torch.optim.Adam(m.parameters(), lr=0.1) for m in (full, rows)]
+    for ids in batches:
+        for module, opt in zip((full, rows), optimizers):
+            opt.zero_grad()
+            keep = ids != 0  # id 0 is untouched padding in both
+            (module(ids)[keep] ** 2).sum().backward()
+            opt.step()
+    assert rows.tuned.shape == (3, 4)
+    assert torch.allclose(rows.weight, full.weight, atol=1e-6)
+    assert torch.equal(rows.weight[0], weight[0])  # a row never used stays pretrained
+    assert torch.allclose(rows(torch.tensor([3, 0])), full(torch.tensor([3, 0])), atol=1e-6)
+
+
+def test_tuned_rows_reload_from_a_state_dict() -> None:
+    trained = TunedRows(torch.randn(20, 3))
+    trained.tune_only([2, 5])
+    with torch.no_grad():
+        trained.tuned += 1.0
+    fresh = TunedRows(torch.zeros(20, 3))
+    fresh.load_state_dict(trained.state_dict())
+    assert torch.equal(fresh(torch.tensor([2, 5, 9])), trained(torch.tensor([2, 5, 9])))
