@@ -3,6 +3,7 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from mwplib.models import encoder as encoder_module
 from mwplib.models.encoder import RNNEncoder, _window_ends, reversal_index
 
 
@@ -17,10 +18,12 @@ def packed_reference(encoder: RNNEncoder, x: torch.Tensor, mask: torch.Tensor):
     return fwd + bwd, summary, (h.view(layers, 2, *h.shape[1:]).sum(1), c.view(layers, 2, *c.shape[1:]).sum(1))
 
 
-def test_windows_end_at_every_length_only_when_states_are_needed():
+def test_windows_trade_call_cost_against_padding():
     lengths = [9, 8, 7, 6, 5, 4, 3, 2]
-    assert _window_ends(lengths, exact_state=True) == [2, 3, 4, 5, 6, 7, 8, 9]
-    assert _window_ends(lengths, exact_state=False) == [2, 6, 8, 9]
+    assert _window_ends(lengths, call_cost=0) == [2, 3, 4, 5, 6, 7, 8, 9]  # free calls: no padding at all
+    assert _window_ends(lengths, call_cost=64) == [9]  # a small batch: one call
+    assert _window_ends([100] * 4 + [10] * 60, call_cost=64) == [10, 100]  # a long tail of few rows: its own call
+    assert _window_ends([0, 0], call_cost=64) == []
 
 
 def test_reversal_index_keeps_padding_in_place():
@@ -28,8 +31,10 @@ def test_reversal_index_keeps_padding_in_place():
     assert reversal_index(mask).tolist() == [[2, 1, 0], [1, 0, 2]]
 
 
+@pytest.mark.parametrize("call_cost", [0, 64])  # a window per length, or one window for all
 @pytest.mark.parametrize("lengths", [[5, 3, 3, 1, 7], [4, 4], [1], [9, 2, 6, 6, 3, 8, 1, 4, 7, 5, 2]])
-def test_encoder_matches_packed_lstm(lengths):
+def test_encoder_matches_packed_lstm(lengths, call_cost, monkeypatch):
+    monkeypatch.setattr(encoder_module, "CALL_COST", call_cost)
     torch.manual_seed(0)
     encoder = RNNEncoder(6, 8, layers=2, dropout=0.0).eval()
     mask = torch.arange(max(lengths))[None, :] < torch.tensor(lengths)[:, None]
@@ -49,9 +54,11 @@ def test_encoder_matches_packed_lstm(lengths):
     torch.testing.assert_close(grad_ours, grad_ref)
 
 
-def test_rows_without_words_get_zero_outputs_and_states():
+@pytest.mark.parametrize("lengths", [[3, 0], [0, 0], [0, 2, 0, 1]])
+def test_rows_without_words_get_zero_outputs_and_states(lengths):
     encoder = RNNEncoder(6, 8, layers=2, dropout=0.0).eval()
-    mask = torch.tensor([[True, True, True], [False, False, False]])
-    outputs, _, (h, c) = encoder(torch.randn(2, 3, 6), mask, final_state=True)
-    assert outputs[1].abs().sum() == 0 and h[:, 1].abs().sum() == 0 and c[:, 1].abs().sum() == 0
-    assert outputs[0].abs().sum() > 0
+    mask = torch.arange(3)[None, :] < torch.tensor(lengths)[:, None]
+    outputs, summary, (h, c) = encoder(torch.randn(len(lengths), 3, 6), mask, final_state=True)
+    for row, n in enumerate(lengths):
+        parts = [outputs[row], summary[row], h[:, row], c[:, row]]
+        assert all((part.abs().sum() > 0) == (n > 0) for part in parts)
