@@ -100,8 +100,11 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     path = run_path(spec, key, prof.name)
     model = build_model(spec.model, spec.config, train, spec.seed)
     started = time.perf_counter()
+    resume = paths.cache_dir("resume") / f"{key}.pt"
+    if force:
+        resume.unlink(missing_ok=True)
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
-                         val_fraction=spec.val_fraction, progress=progress,
+                         val_fraction=spec.val_fraction, progress=progress, resume=resume,
                          description=f"{spec.model}/{spec.config.embedding} {spec.dataset} fold {spec.fold}")
     model.load_state_dict(result.state)
     save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))
@@ -118,6 +121,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=None) + "\n")
     tmp.replace(path)  # atomic: an interrupted run never leaves a half-written record
+    resume.unlink(missing_ok=True)
     return record
 
 

@@ -12,6 +12,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 import torch
@@ -121,8 +122,10 @@ def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch) 
 
 def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Problem], config: ModelConfig, *,
                 epochs: int, seed: int, beam: int, val_fraction: float = 0.1, device: str | None = None,
-                progress: bool = True, description: str = "") -> TrainResult:
-    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch."""
+                progress: bool = True, description: str = "", resume: Path | None = None) -> TrainResult:
+    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch. With `resume`,
+    the state after each epoch is saved there, and a run interrupted after epoch k restarts at epoch k + 1
+    exactly as if it had not stopped (random generators included)."""
     from tqdm.auto import tqdm
 
     seed_everything(seed)
@@ -137,7 +140,15 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     history: list[dict[str, float]] = []
     best: tuple[float, int, list[dict[str, Any]], dict[str, torch.Tensor]] | None = None
     train_seconds = infer_seconds = 0.0
-    for epoch in tqdm(range(1, epochs + 1), desc=description or "epochs", disable=not progress, leave=False):
+    if resume is not None and resume.exists():
+        saved = torch.load(resume, weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        order_rng.setstate(saved["order_rng"])
+        torch.set_rng_state(saved["torch_rng"])
+        history, best, (train_seconds, infer_seconds) = saved["history"], saved["best"], saved["seconds"]
+    for epoch in tqdm(range(len(history) + 1, epochs + 1), desc=description or "epochs", disable=not progress,
+                      leave=False, initial=len(history), total=epochs):
         model.train()
         order = list(range(len(fit_ex)))
         order_rng.shuffle(order)
@@ -159,9 +170,19 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         selection = val_acc if val else float(epoch)  # without validation: the last epoch
         if best is None or selection > best[0]:
             best = (selection, epoch, test_records, copy.deepcopy(model.state_dict()))
+        if resume is not None:
+            _save_atomically({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": history,
+                              "best": best, "order_rng": order_rng.getstate(), "torch_rng": torch.get_rng_state(),
+                              "seconds": (train_seconds, infer_seconds)}, resume)
     assert best is not None, "epochs must be >= 1"
     peer = max(history, key=lambda h: (h["test_accuracy"], -h["epoch"]))
     return TrainResult(history, best[1], accuracy(best[2]), int(peer["epoch"]), peer["test_accuracy"], best[2],
                        train_problems_per_s=len(fit_ex) * epochs / train_seconds,
                        infer_problems_per_s=(len(test_ex) + len(val_ex)) * epochs / infer_seconds,
                        state=best[3])
+
+
+def _save_atomically(state: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(state, path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)  # a kill mid-save leaves the previous epoch's state intact

@@ -48,6 +48,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
     assert set(prediction) >= {"id", "prefix", "answer", "correct", "logprob"}
     assert record["metrics"]["peer_test_accuracy"] >= record["metrics"]["test_accuracy"]
     assert json.loads(runs.run_path(_spec(), record["key"], "full").read_text())["key"] == record["key"]
+    assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
     frame = runs.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
 

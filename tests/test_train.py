@@ -9,11 +9,11 @@ from mwplib.train import TrainingDiverged, split_validation, train_model
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
-def _train(seed: int, name: str = "gts"):
+def _train(seed: int, name: str = "gts", epochs: int = 2, resume=None):
     problems = toy_problems(12)
     config = fast_config(name)
-    return train_model(build_model(name, config, problems, seed), problems, problems[:6], config, epochs=2, seed=seed,
-                       beam=2, val_fraction=0.25, progress=False)
+    return train_model(build_model(name, config, problems, seed), problems, problems[:6], config, epochs=epochs,
+                       seed=seed, beam=2, val_fraction=0.25, progress=False, resume=resume)
 
 
 def test_same_seed_gives_identical_results() -> None:
@@ -23,6 +23,16 @@ def test_same_seed_gives_identical_results() -> None:
     assert all(torch.equal(first.state[k], second.state[k]) for k in first.state)
     other = _train(1)
     assert [h["loss"] for h in other.history] != [h["loss"] for h in first.history]
+
+
+@pytest.mark.parametrize("name", ["gts", "seq2seq"])
+def test_an_interrupted_run_resumes_as_if_it_had_not_stopped(name, tmp_path) -> None:
+    straight = _train(0, name, epochs=3)
+    _train(0, name, epochs=1, resume=tmp_path / "run.pt")  # "interrupted" after epoch 1
+    resumed = _train(0, name, epochs=3, resume=tmp_path / "run.pt")
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
+    assert resumed.records == straight.records
+    assert all(torch.equal(resumed.state[k], straight.state[k]) for k in straight.state)
 
 
 def test_validation_is_carved_from_training_and_seeded() -> None:
