@@ -101,3 +101,19 @@ def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> N
     assert not checkpoint.exists()
     runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
     assert checkpoint.exists()
+
+
+def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None:
+    problems = toy_problems(12)
+    paper_spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke")
+    paper_run = runs.run(paper_spec, problems, problems[:4], "full", progress=False)
+    assert runs.variants("full", ["toy"]).empty
+    probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke", lr=0.01)
+    probe_run = runs.run(probe, problems, problems[:4], "full", progress=False)
+    grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems), tuple(problems[:4]))]},
+                         "smoke", config_overrides={"lr": 0.01}, progress=False)
+    assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.runs --set`) passes overrides on
+    table = runs.variants("full", ["toy"])
+    assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
+    assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
+    assert table.loc[0, "paper config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
