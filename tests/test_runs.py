@@ -110,7 +110,7 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     assert runs.variants("full", ["toy"]).empty
     probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke", lr=0.01)
     probe_run = runs.run(probe, problems, problems[:4], "full", progress=False)
-    grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems), tuple(problems[:4]))]},
+    grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]},
                          "smoke", config_overrides={"lr": 0.01}, progress=False)
     assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.runs --set`) passes overrides on
     table = runs.variants("full", ["toy"])
