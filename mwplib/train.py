@@ -146,6 +146,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         optimizer.load_state_dict(saved["optimizer"])
         order_rng.setstate(saved["order_rng"])
         torch.set_rng_state(saved["torch_rng"])
+        if saved["cuda_rng"] is not None:
+            torch.cuda.set_rng_state_all(saved["cuda_rng"])
         history, best, (train_seconds, infer_seconds) = saved["history"], saved["best"], saved["seconds"]
     for epoch in tqdm(range(len(history) + 1, epochs + 1), desc=description or "epochs", disable=not progress,
                       leave=False, initial=len(history), total=epochs):
@@ -173,6 +175,7 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         if resume is not None:
             _save_atomically({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "history": history,
                               "best": best, "order_rng": order_rng.getstate(), "torch_rng": torch.get_rng_state(),
+                              "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
                               "seconds": (train_seconds, infer_seconds)}, resume)
     assert best is not None, "epochs must be >= 1"
     peer = max(history, key=lambda h: (h["test_accuracy"], -h["epoch"]))

@@ -92,9 +92,10 @@ class TunedRows(nn.Module):
         self.tuned = nn.Parameter(self.frozen[rows].clone())
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        slot = self.slot[ids]
-        tuned = F.embedding(slot.clamp(min=0), self.tuned) if len(self.tuned) else self.frozen[ids]
-        return torch.where((slot >= 0)[..., None], tuned, self.frozen[ids])
+        slot, frozen = self.slot[ids], self.frozen[ids]
+        if not len(self.tuned):
+            return frozen
+        return torch.where((slot >= 0)[..., None], F.embedding(slot.clamp(min=0), self.tuned), frozen)
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
         if (saved := state_dict.get(prefix + "tuned")) is not None:  # a checkpoint tuned its own set of rows
