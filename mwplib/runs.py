@@ -113,7 +113,8 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
               "n_test": len(test), "device": str(pick_device()),
               "metrics": {"test_accuracy": result.test_accuracy, "best_epoch": result.best_epoch,
                           "peer_test_accuracy": result.peer_test_accuracy, "peer_epoch": result.peer_epoch},
-              "timing": {"wall_seconds": time.perf_counter() - started,
+              "timing": {"wall_seconds": time.perf_counter() - started,  # of this process: see resumed_after_epoch
+                         "resumed_after_epoch": result.resumed_after,
                          "seconds_per_epoch": sum(h["seconds"] for h in result.history) / len(result.history),
                          "train_problems_per_s": result.train_problems_per_s,
                          "infer_problems_per_s": result.infer_problems_per_s},

@@ -41,6 +41,7 @@ class TrainResult:
     train_problems_per_s: float
     infer_problems_per_s: float
     state: dict[str, torch.Tensor] = field(repr=False, default_factory=dict)  # weights at `best_epoch`
+    resumed_after: int = 0  # epochs already done when this call started (from a resume state)
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -140,6 +141,7 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     history: list[dict[str, float]] = []
     best: tuple[float, int, list[dict[str, Any]], dict[str, torch.Tensor]] | None = None
     train_seconds = infer_seconds = 0.0
+    resumed_after = 0
     if resume is not None and resume.exists():
         saved = torch.load(resume, weights_only=False)
         model.load_state_dict(saved["model"])
@@ -149,6 +151,7 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         if saved["cuda_rng"] is not None:
             torch.cuda.set_rng_state_all(saved["cuda_rng"])
         history, best, (train_seconds, infer_seconds) = saved["history"], saved["best"], saved["seconds"]
+        resumed_after = len(history)
     for epoch in tqdm(range(len(history) + 1, epochs + 1), desc=description or "epochs", disable=not progress,
                       leave=False, initial=len(history), total=epochs):
         model.train()
@@ -182,7 +185,7 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     return TrainResult(history, best[1], accuracy(best[2]), int(peer["epoch"]), peer["test_accuracy"], best[2],
                        train_problems_per_s=len(fit_ex) * epochs / train_seconds,
                        infer_problems_per_s=(len(test_ex) + len(val_ex)) * epochs / infer_seconds,
-                       state=best[3])
+                       state=best[3], resumed_after=resumed_after)
 
 
 def _save_atomically(state: dict[str, Any], path: Path) -> None:

@@ -30,6 +30,7 @@ def test_an_interrupted_run_resumes_as_if_it_had_not_stopped(name, tmp_path) -> 
     straight = _train(0, name, epochs=3)
     _train(0, name, epochs=1, resume=tmp_path / "run.pt")  # "interrupted" after epoch 1
     resumed = _train(0, name, epochs=3, resume=tmp_path / "run.pt")
+    assert (straight.resumed_after, resumed.resumed_after) == (0, 1)
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
     assert resumed.records == straight.records
     assert all(torch.equal(resumed.state[k], straight.state[k]) for k in straight.state)
