@@ -314,22 +314,29 @@ PAPER_TABLE_5 = {"mawps": (75.1, 77.9), "asdiv-a": (46.3, 51.2)}
 PAPER_TABLE_12 = (17.5, 18.3)
 
 
-def table_5(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per dataset."""
-    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
-             "n": sum(r["n_test"] for r in runs),
-             "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
-             "ours": percent(correctness(runs))}
-            for (m, e, d), runs in group_runs(records).items()]
+def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),
+            datasets: Sequence[str] = tuple(PAPER_TABLE_5)) -> pd.DataFrame:
+    """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per embedding and
+    dataset; a cell without recorded runs keeps its paper value, with 0 folds and no `ours`."""
+    groups = group_runs(records)
+    rows = []
+    for e in embeddings:
+        for d in datasets:
+            runs = groups.get(("constrained", e, d), [])
+            rows.append({"model": MODEL_LABELS["constrained"], "emb": embedding_label(e), "dataset": d,
+                         "folds": len(runs), "n": sum(r["n_test"] for r in runs),
+                         "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
+                         "ours": percent(correctness(runs)) if runs else None})
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"])
 
 
-def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem]) -> pd.DataFrame:
+def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
+             embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
-    (`mwplib.metrics`, computed on the same evaluated test problems)."""
-    groups = group_runs(records)  # every model × embedding is tested on the same problems
-    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
-             "ours": percent(correctness(runs))} for (m, e, _), runs in groups.items()]
+    (`mwplib.metrics`, computed on the same evaluated test problems); an embedding not run has no `ours`."""
+    groups = {e: runs for (_, e, _), runs in group_runs(records).items()}  # all tested on the same problems
+    rows = [{"model": MODEL_LABELS["constrained"], "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
+             "ours": percent(correctness(groups[e])) if e in groups else None} for e in embeddings]
     evaluated = scored_problems(test, correctness(next(iter(groups.values())))) if groups else list(test)
     rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["SVAMP"],
                  "ours": 100 * metrics.majority_template_baseline(train, evaluated)})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from mwplib import svamp_tables as st
@@ -71,8 +72,11 @@ def test_svamp_cv_table_is_empty_without_runs() -> None:
 def test_tables_5_and_12() -> None:
     folds = [run("a0", "constrained", "scratch", "mawps", {"a": True, "b": False}),
              run("a1", "constrained", "scratch", "mawps", {"c": True, "d": True})]
-    table5 = st.table_5(folds).iloc[0]
-    assert (table5["folds"], table5["n"], table5["ours"], table5["paper"]) == (2, 4, 75.0, 75.1)
+    table5 = st.table_5(folds).set_index(["emb", "dataset"])
+    assert tuple(table5.loc[("S", "mawps"), ["folds", "n", "ours", "paper"]]) == (2, 4, 75.0, 75.1)
+    assert len(table5) == 4  # S and R × MAWPS and ASDiv-A, run or not
+    assert table5.loc[("R (MiniLM)", "asdiv-a"), "folds"] == 0 and pd.isna(table5.loc[("R (MiniLM)", "asdiv-a"), "ours"])
+    assert table5.loc[("R (MiniLM)", "asdiv-a"), "paper"] == 51.2
     train = [Problem(f"t{i}", "b", "q", "", 3.0, ("1", "2"), prefix) for i, prefix in
              enumerate([("+", "N0", "N1"), ("+", "N0", "N1"), ("-", "N0", "N1")])]
     test = [Problem("x", "b", "q", "", 5.0, ("2", "3"), ("+", "N0", "N1")),
@@ -83,6 +87,8 @@ def test_tables_5_and_12() -> None:
     assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "ours"] == 50.0
     assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "paper"] == 18.3
     assert table12.loc[("FFN + LSTM Decoder", "S"), ["ours", "paper"]].tolist() == [0.0, 17.5]
+    only_s = st.table_12([scratch], train, test).set_index(["model", "emb"])
+    assert pd.isna(only_s.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "ours"])
     table12 = table12.reset_index("emb")
     # majority template "+ n n" filled with each problem's numbers: right on x only
     assert table12.loc["Majority Template Baseline", "ours"] == 50.0
