@@ -7,6 +7,7 @@ Paper values are the published numbers (RoBERTa for R); ours label a pretrained 
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -58,14 +59,24 @@ PAPER_TABLE_15 = {"ASDiv-A": {"2": 93.3, "3": 59.0, "4": 47.5}, "SVAMP": {"2": 7
 PAPER_SVAMP_CV = 65.0
 
 
+#: (models, embeddings, datasets) whose every combination a table lists, run or not.
+Grid = tuple[Sequence[str], Sequence[str], Sequence[str]]
+#: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP (`mwplib.runs.dataset_splits`).
+SVAMP_DATASET = "mawps-asdiv-a_svamp"
+
+
 def _run_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
     spec = record["spec"]
     return spec["model"], spec["config"]["embedding"], spec["dataset"]
 
 
-def group_runs(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Mapping[str, Any]]]:
-    """Run records grouped by (model, embedding, dataset): the folds of one table cell (every table here)."""
-    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+def group_runs(records: Iterable[Mapping[str, Any]], models: Sequence[str] = (), embeddings: Sequence[str] = (),
+               datasets: Sequence[str] = ()) -> dict[tuple[str, str, str], list[Mapping[str, Any]]]:
+    """Run records grouped by (model, embedding, dataset): the folds of one table cell (every table here).
+    Each cell of `models` × `embeddings` × `datasets` is present even without runs (an empty list), so a table
+    still shows the paper's value for it."""
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {
+        cell: [] for cell in itertools.product(models, embeddings, datasets)}
     for record in records:
         groups.setdefault(_run_key(record), []).append(record)
     return groups
@@ -82,12 +93,13 @@ def _evaluations_of(records: Sequence[Mapping[str, Any]], evaluations: Iterable[
 
 
 def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
-            released: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
+            released: Sequence[Mapping[str, Any]] = (), grid: Grid = ((), (), ())) -> pd.DataFrame:
     """SVAMP Tables 3 and 17 (notebook 02): accuracy (%) without questions, trained with them, pooled over
     the folds run, beside the paper (which reports R models only). `ours` uses our question removal; given
-    the evaluations on SVAMP's released body-only files, they are added as column ``released files``."""
+    the evaluations on SVAMP's released body-only files, they are added as column ``released files``. Every
+    cell of `grid` (models, embeddings, datasets) gets a row, run or not."""
     rows = []
-    for (model, embedding, dataset), runs in group_runs(records).items():
+    for (model, embedding, dataset), runs in group_runs(records, *grid).items():
         bare = correctness(_evaluations_of(runs, without))
         row = {"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
                "folds": len(runs), "n": len(bare), "with question": percent(correctness(runs)),
@@ -98,10 +110,12 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"])
 
 
-def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems."""
+def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
+            grid: Grid = ((), (), ())) -> pd.DataFrame:
+    """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems; every
+    cell of `grid` (models, embeddings, datasets) gets its rows, run or not."""
     rows = []
-    for (model, embedding, dataset), runs in group_runs(records).items():
+    for (model, embedding, dataset), runs in group_runs(records, *grid).items():
         cells = easy_hard_partition(correctness(runs), correctness(_evaluations_of(runs, without)))
         paper = PAPER_TABLE_4.get((model, dataset)) if embedding != "scratch" else None
         for i, part in enumerate(("easy", "hard")):
@@ -138,11 +152,13 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
     return [p for p in problems if p.id in correct]
 
 
-def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
+def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
+             embeddings: Sequence[str] = ()) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
-    subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem."""
+    subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
+    Every model × embedding asked for gets its rows, run or not."""
     rows = []
-    for (model, embedding, _), runs in group_runs(records).items():
+    for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items():
         correct = correctness(runs)
         ours = svamp_subsets(scored_problems(problems, correct), correct)
         paper = PAPER_TABLE_10.get(model)
@@ -154,13 +170,15 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) 
 
 
 def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
-             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
+             models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
     """SVAMP Tables 11 and 17 (notebook 04): accuracy (%) without questions on SVAMP (trained on MAWPS +
-    ASDiv-A) beside ASDiv-A 5-fold without questions, per model; the paper reports R models only."""
+    ASDiv-A) beside ASDiv-A 5-fold without questions, per model; the paper reports R models only. Every
+    model × embedding asked for gets its rows, run or not."""
     rows = []
-    for name, records, without, column in (("SVAMP", svamp_records, svamp_without, 0),
-                                           ("ASDiv-A", asdiv_records, asdiv_without, 1)):
-        for (model, embedding, _), runs in group_runs(records).items():
+    for name, dataset, records, without, column in (("SVAMP", SVAMP_DATASET, svamp_records, svamp_without, 0),
+                                                    ("ASDiv-A", "asdiv-a", asdiv_records, asdiv_without, 1)):
+        for (model, embedding, _), runs in group_runs(records, models, embeddings, [dataset]).items():
             paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
             rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
                          "emb": embedding_label(embedding), "with question": percent(correctness(runs)),
@@ -317,27 +335,24 @@ PAPER_TABLE_12 = (17.5, 18.3)
 def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),
             datasets: Sequence[str] = tuple(PAPER_TABLE_5)) -> pd.DataFrame:
     """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per embedding and
-    dataset; a cell without recorded runs keeps its paper value, with 0 folds and no `ours`."""
-    groups = group_runs(records)
-    rows = []
-    for e in embeddings:
-        for d in datasets:
-            runs = groups.get(("constrained", e, d), [])
-            rows.append({"model": MODEL_LABELS["constrained"], "emb": embedding_label(e), "dataset": d,
-                         "folds": len(runs), "n": sum(r["n_test"] for r in runs),
-                         "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
-                         "ours": percent(correctness(runs)) if runs else None})
+    dataset, every cell listed, run or not."""
+    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
+             "n": sum(r["n_test"] for r in runs),
+             "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
+             "ours": percent(correctness(runs))}
+            for (m, e, d), runs in group_runs(records, ["constrained"], embeddings, datasets).items()]
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"])
 
 
 def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
              embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
-    (`mwplib.metrics`, computed on the same evaluated test problems); an embedding not run has no `ours`."""
-    groups = {e: runs for (_, e, _), runs in group_runs(records).items()}  # all tested on the same problems
-    rows = [{"model": MODEL_LABELS["constrained"], "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
-             "ours": percent(correctness(groups[e])) if e in groups else None} for e in embeddings]
-    evaluated = scored_problems(test, correctness(next(iter(groups.values())))) if groups else list(test)
+    (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not."""
+    groups = group_runs(records, ["constrained"], embeddings, [SVAMP_DATASET])  # all on the same test problems
+    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
+             "ours": percent(correctness(runs))} for (m, e, _), runs in groups.items()]
+    run = next((runs for runs in groups.values() if runs), [])
+    evaluated = scored_problems(test, correctness(run)) if run else list(test)
     rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["SVAMP"],
                  "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
     return paper_vs_ours(rows, keys=["model", "emb"])

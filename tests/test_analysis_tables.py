@@ -38,6 +38,25 @@ def test_tables_3_and_4_pool_folds() -> None:
     assert (table4.loc["Easy", "paper"], table4.loc["Hard", "paper"]) == (91.3, 56.1)
 
 
+def test_cells_not_run_keep_their_paper_values() -> None:
+    fold0 = run("k0", "seq2seq", "minilm", "asdiv-a", {"a": True, "b": False})
+    without = [evaluation(fold0, {"a": False, "b": False})]
+    grid = (["seq2seq", "gts"], ["minilm"], ["mawps", "asdiv-a"])
+    table3 = st.table_3([fold0], without, grid=grid).set_index(["model", "dataset"])
+    assert len(table3) == 4 and table3.loc[("Seq2Seq", "asdiv-a"), "ours"] == 0.0
+    assert table3.loc[("GTS", "mawps"), "folds"] == 0 and math.isnan(table3.loc[("GTS", "mawps"), "ours"])
+    assert table3.loc[("GTS", "mawps"), "paper"] == 76.2
+    assert len(st.table_4([fold0], without, grid=grid)) == 8  # Easy and Hard per cell
+    problems = [Problem("x", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})]
+    svamp = run("s", "gts", "scratch", st.SVAMP_DATASET, {"x": True})
+    table10 = st.table_10([svamp], problems, ["gts", "graph2tree"], ["scratch"]).set_index(["subset", "model"])
+    assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0
+    assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
+    assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == st.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
+    table11 = st.table_11([evaluation(svamp, {"x": False})], [svamp], [], [], ["gts"], ["scratch"])
+    assert table11["test set"].tolist() == ["SVAMP w/o questions", "ASDiv-A w/o questions"]
+
+
 def test_scratch_rows_have_no_paper_value_and_missing_evaluation_raises() -> None:
     record = run("k", "gts", "scratch", "mawps", {"a": True})
     table = st.table_3([record], [evaluation(record, {"a": False})])
