@@ -149,12 +149,16 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
     return records
 
 
+#: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP.
+SVAMP_DATASET = "mawps-asdiv-a_svamp"
+
+
 def dataset_splits(name: str) -> list[Split]:
     """The splits the notebooks train on, by the dataset name their runs are recorded under."""
     from . import data
 
     loaders = {"mawps": lambda: data.load_cv("mawps"), "asdiv-a": lambda: data.load_cv("asdiv-a"),
-               "mawps-asdiv-a_svamp": lambda: [data.load_mawps_asdiv_svamp()],
+               SVAMP_DATASET: lambda: [data.load_mawps_asdiv_svamp()],
                "cv_svamp_augmented": data.load_cv_svamp_augmented}
     if name not in loaders:
         raise ValueError(f"unknown dataset {name!r}; choose one of {sorted(loaders)}")

@@ -20,7 +20,7 @@ from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctne
                        removal_ablation, svamp_subsets)
 from .problem import Problem
 from .report import paper_vs_ours
-from .runs import embedding_label
+from .runs import SVAMP_DATASET, embedding_label
 
 #: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
 PAPER_TABLE_13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
@@ -61,8 +61,6 @@ PAPER_SVAMP_CV = 65.0
 
 #: (models, embeddings, datasets) whose every combination a table lists, run or not.
 Grid = tuple[Sequence[str], Sequence[str], Sequence[str]]
-#: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP (`mwplib.runs.dataset_splits`).
-SVAMP_DATASET = "mawps-asdiv-a_svamp"
 
 
 def _run_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
