@@ -11,10 +11,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
 
@@ -127,6 +128,18 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     return record
 
 
+def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], prof: Profile,
+          seed: int, config_overrides: dict[str, Any] | None) -> Iterator[tuple[RunSpec, Split]]:
+    """Each run of a grid with its split; a dataset given as one split runs once, whatever the folds."""
+    for model in models:
+        for embedding in embeddings:
+            for dataset, splits in datasets.items():
+                for fold in [f for f in prof.folds if f < len(splits)]:
+                    split = splits[fold]
+                    yield spec_for(model, embedding, dataset, split.name, fold, prof, seed,
+                                   **(config_overrides or {})), split
+
+
 def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
              train_missing: bool = True, config_overrides: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -136,17 +149,39 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
     `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`)."""
     prof = get_profile(profile)
     records = []
-    for model in models:
-        for embedding in embeddings:
-            for dataset, splits in datasets.items():
-                for fold in [f for f in prof.folds if f < len(splits)]:
-                    split = splits[fold]
-                    spec = spec_for(model, embedding, dataset, split.name, fold, prof, seed, **(config_overrides or {}))
-                    if train_missing or force:
-                        records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
-                    elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
-                        records.append(record)
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides):
+        if train_missing or force:
+            records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
+        elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
+            records.append(record)
     return records
+
+
+def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
+         seed: int = 0, config_overrides: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
+    training problems times the median seconds per problem-epoch recorded for the same model, embedding and
+    dataset under a profile that trains on whole splits (NaN where none is recorded). Recorded timings depend on
+    the machine and on what ran beside them, so this is a guide for sharing a grid between sessions or machines,
+    not a measurement (``python -m mwplib.runs --plan``)."""
+    prof = get_profile(profile)
+    seconds: dict[tuple[str, str, str], list[float]] = {}
+    for path in (paths.RESULTS / "runs").glob("*/*/*/*.json"):
+        if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
+            continue
+        rec = json.loads(path.read_text())
+        if "spec" in rec and "timing" in rec:
+            where = (rec["spec"]["model"], rec["spec"]["config"]["embedding"], rec["spec"]["dataset"])
+            seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
+    rows = []
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides):
+        if recorded(spec, split.train, split.test, prof.name) is None:
+            per_problem = seconds.get((spec.model, spec.config.embedding, spec.dataset))
+            n_train = len(_limit(split.train, prof.train_limit))
+            minutes = statistics.median(per_problem) * n_train * spec.epochs / 60 if per_problem else float("nan")
+            rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
+                         minutes))
+    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "estimated minutes"])
 
 
 #: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP.
@@ -178,10 +213,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
                         help="override a config field with a Python literal, e.g. --set emb_lr=5e-5 (a probe)")
+    parser.add_argument("--plan", action="store_true",
+                        help="train nothing: list the runs not recorded yet, with a rough time for each")
     args = parser.parse_args(argv)
     overrides = {field: ast.literal_eval(value) for field, value in (item.split("=", 1) for item in args.set)}
-    for dataset in args.datasets:
-        for record in run_grid(args.models, args.embeddings, {dataset: dataset_splits(dataset)}, args.profile,
+    grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
+    if args.plan:
+        missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides)
+        print(missing.to_string(index=False, float_format="{:.0f}".format) if len(missing)
+              else "every run of this grid is recorded")
+        print(f"about {missing['estimated minutes'].sum() / 60:.1f} h where a timing is recorded; "
+              f"{missing['estimated minutes'].isna().sum()} runs without one")
+        return
+    for dataset, splits in grid.items():
+        for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
                                seed=args.seed, config_overrides=overrides):
             spec = record["spec"]
             print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "

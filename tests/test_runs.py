@@ -117,3 +117,16 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
     assert table.loc[0, "paper config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
+
+
+def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:
+    problems = toy_problems(12)
+    folds = [Split("toy", tuple(problems[4:]), tuple(problems[:4])),
+             Split("toy", tuple(problems[:8]), tuple(problems[8:]))]
+    one_epoch = {"epochs": 1}
+    done = runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, "full", config_overrides=one_epoch,
+                         progress=False)[0]
+    missing = runs.plan(["seq2seq", "transformer"], ["scratch"], {"toy": folds}, "full", config_overrides=one_epoch)
+    assert list(zip(missing["model"], missing["fold"])) == [("seq2seq", 1), ("transformer", 0), ("transformer", 1)]
+    assert missing.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
+    assert missing["estimated minutes"][1:].isna().all()  # no transformer run recorded to time it by
