@@ -259,7 +259,8 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     """Recorded runs on `datasets` whose config differs from the paper's (probes such as another learning rate),
-    with what differs, beside the paper-config run of the same model, embedding, dataset and fold. Compare them
+    with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
+    MiniLM's own encoder learning rate) of the same model, embedding, dataset and fold. Compare them
     on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
     pass for the paper's setting (notebook 01_baselines)."""
     def scores(rec: dict[str, Any]) -> tuple[float, float]:
@@ -277,8 +278,8 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
             rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec)))
         else:
             paper_runs[where] = scores(rec)
-    columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "paper config: val",
-               "paper config: test"]
+    columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
+               "default config: test"]
     return pd.DataFrame([(*where, changed, *score, *paper_runs.get(where, (None, None)))
                          for where, changed, score in rows], columns=columns)
 

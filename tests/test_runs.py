@@ -116,7 +116,7 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     table = runs.variants("full", ["toy"])
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
-    assert table.loc[0, "paper config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
+    assert table.loc[0, "default config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
 
 
 def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:

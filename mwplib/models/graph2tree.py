@@ -13,7 +13,7 @@ from ..graphs import quantity_graphs
 from ..problem import Problem
 from ..text import EncodedText, OutputVocab, encode_text
 from .base import Batch, Encoded, Example, MWPModel, gather_numbers
-from .config import ModelConfig
+from .config import ModelConfig, encoder_lr
 from .dropout import Dropout
 from .encoder import RNNEncoder
 from .tree_decoder import TreeDecoder
@@ -30,7 +30,8 @@ class Graph2TreeConfig(ModelConfig):
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "Graph2TreeConfig":
         if pretrained:
-            return cls(embedding=embedding, hidden=384, lr=8e-4, emb_lr=8e-6, batch_size=8, epochs=50)
+            return cls(embedding=embedding, hidden=384, lr=8e-4, emb_lr=encoder_lr(embedding, 8e-6), batch_size=8,
+                       epochs=50)
         return cls(emb_dim=128, hidden=384, lr=1e-3, emb_lr=1e-3, batch_size=16, epochs=60)
 
 

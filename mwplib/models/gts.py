@@ -9,7 +9,7 @@ from torch import nn
 
 from ..text import OutputVocab
 from .base import Batch, Encoded, MWPModel, gather_numbers
-from .config import ModelConfig
+from .config import ModelConfig, encoder_lr
 from .encoder import RNNEncoder
 from .tree_decoder import TreeDecoder
 
@@ -23,7 +23,8 @@ class GTSConfig(ModelConfig):
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "GTSConfig":
         if pretrained:
-            return cls(embedding=embedding, hidden=384, lr=8e-4, emb_lr=8e-6, batch_size=8, epochs=50)
+            return cls(embedding=embedding, hidden=384, lr=8e-4, emb_lr=encoder_lr(embedding, 8e-6), batch_size=8,
+                       epochs=50)
         return cls(emb_dim=128, hidden=512, lr=1e-3, emb_lr=1e-3, batch_size=16, epochs=60)
 
 

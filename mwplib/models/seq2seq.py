@@ -14,7 +14,7 @@ from torch.nn import functional as F
 from ..text import OutputVocab
 from .attention import Attention
 from .base import Batch, Encoded, MWPModel, gather_numbers, slot_mask
-from .config import ModelConfig
+from .config import ModelConfig, encoder_lr
 from .dropout import Dropout
 from .encoder import RNNEncoder
 
@@ -24,7 +24,8 @@ class Seq2SeqConfig(ModelConfig):
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "Seq2SeqConfig":
         if pretrained:
-            return cls(embedding=embedding, hidden=256, lr=5e-4, emb_lr=1e-5, batch_size=8, epochs=50)
+            return cls(embedding=embedding, hidden=256, lr=5e-4, emb_lr=encoder_lr(embedding, 1e-5), batch_size=8,
+                       epochs=50)
         return cls(emb_dim=128, hidden=256, lr=1e-3, emb_lr=1e-3, batch_size=8, epochs=60)
 
 
