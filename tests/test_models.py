@@ -121,3 +121,13 @@ def test_constrained_model_tells_slots_apart_by_their_tokens() -> None:
     slot_ids = [example.inputs["ids"][i] for i in example.num_pos]
     assert len(set(slot_ids)) == 3 and constrained.embedder.vocab.ids(["<unk>"])[0] not in slot_ids
     assert len({plain.inputs["ids"][i] for i in plain.num_pos}) == 1  # order-aware models share one NUM token
+
+
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree"])
+def test_only_minilm_departs_from_the_paper_encoder_learning_rate(name: str) -> None:
+    from mwplib.models.config import MINILM_ENCODER_LR
+
+    assert paper_config(name, "minilm").emb_lr == MINILM_ENCODER_LR
+    roberta = paper_config(name, "roberta-base").emb_lr
+    assert roberta != MINILM_ENCODER_LR and roberta <= 1e-5  # the paper's RoBERTa values (Table 19)
+    assert paper_config(name).emb_lr == 1e-3  # scratch embeddings train at the model's rate
