@@ -14,7 +14,7 @@ from torch.nn import functional as F
 
 from ..text import OutputVocab
 from .base import Batch, MWPModel, slot_mask
-from .config import ModelConfig
+from .config import ModelConfig, encoder_lr
 
 MAX_POSITIONS = 512
 
@@ -32,7 +32,8 @@ class TransformerConfig(ModelConfig):
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "TransformerConfig":
         if pretrained:
-            return cls(embedding=embedding, hidden=384, lr=1e-4, emb_lr=5e-6, batch_size=8, epochs=100)
+            return cls(embedding=embedding, hidden=384, lr=1e-4, emb_lr=encoder_lr(embedding, 5e-6), batch_size=8,
+                       epochs=100)
         return cls(emb_dim=256, hidden=384, lr=1e-4, emb_lr=1e-4, batch_size=8, epochs=100)
 
 
