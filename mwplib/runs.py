@@ -319,7 +319,8 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
             for dataset in datasets:
                 found = summary[(summary["model"] == model) & (summary["embedding"] == embedding)
                                 & (summary["dataset"] == dataset)] if not summary.empty else summary
-                notes = ["MiniLM instead of RoBERTa"] if embedding == "minilm" else []
+                notes = ([f"MiniLM instead of RoBERTa, encoder lr {paper_config(model, embedding).emb_lr:g}"]
+                         if embedding == "minilm" else [])
                 ours = peer = None
                 if len(found):
                     ours, peer = float(found["accuracy"].iloc[0]), float(found["peer_accuracy"].iloc[0])
