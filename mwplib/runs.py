@@ -161,22 +161,24 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
          seed: int = 0, config_overrides: dict[str, Any] | None = None) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
     training problems times the median seconds per problem-epoch recorded for the same model, embedding and
-    dataset under a profile that trains on whole splits (NaN where none is recorded). Recorded timings depend on
+    dataset (else any dataset) under a profile that trains on whole splits (NaN where none is recorded). Recorded timings depend on
     the machine and on what ran beside them, so this is a guide for sharing a grid between sessions or machines,
     not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
-    seconds: dict[tuple[str, str, str], list[float]] = {}
+    seconds: dict[tuple[str, ...], list[float]] = {}
     for path in (paths.RESULTS / "runs").glob("*/*/*/*.json"):
         if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
             continue
         rec = json.loads(path.read_text())
         if "spec" in rec and "timing" in rec:
-            where = (rec["spec"]["model"], rec["spec"]["config"]["embedding"], rec["spec"]["dataset"])
-            seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
+            model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
+            for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
+                seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
     rows = []
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides):
         if recorded(spec, split.train, split.test, prof.name) is None:
-            per_problem = seconds.get((spec.model, spec.config.embedding, spec.dataset))
+            per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
+                           or seconds.get((spec.model, spec.config.embedding)))
             n_train = len(_limit(split.train, prof.train_limit))
             minutes = statistics.median(per_problem) * n_train * spec.epochs / 60 if per_problem else float("nan")
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
