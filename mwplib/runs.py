@@ -161,9 +161,9 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
          seed: int = 0, config_overrides: dict[str, Any] | None = None) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
     training problems times the median seconds per problem-epoch recorded for the same model, embedding and
-    dataset (else any dataset) under a profile that trains on whole splits (NaN where none is recorded). Recorded timings depend on
-    the machine and on what ran beside them, so this is a guide for sharing a grid between sessions or machines,
-    not a measurement (``python -m mwplib.runs --plan``)."""
+    dataset (else any dataset) under a profile that trains on whole splits (NaN where none is recorded).
+    Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
+    between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
     seconds: dict[tuple[str, ...], list[float]] = {}
     for path in (paths.RESULTS / "runs").glob("*/*/*/*.json"):
@@ -260,7 +260,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
-    """Recorded runs on `datasets` whose config differs from the paper's (probes such as another learning rate),
+    """Recorded runs on `datasets` whose config differs from the default (probes such as another learning rate),
     with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
     MiniLM's own encoder learning rate) of the same model, embedding, dataset and fold. Compare them
     on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
