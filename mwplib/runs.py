@@ -270,19 +270,19 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
 
     records = [json.loads(path.read_text()) for dataset in datasets
                for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*.json"))]
-    rows, paper_runs = [], {}
+    rows, default_runs = [], {}
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]
-        paper = asdict(paper_config(spec["model"], config["embedding"]))
-        changed = {k: v for k, v in config.items() if k != "class" and paper.get(k) != v}
+        default = asdict(paper_config(spec["model"], config["embedding"]))
+        changed = {k: v for k, v in config.items() if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
         if changed:
             rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec)))
         else:
-            paper_runs[where] = scores(rec)
+            default_runs[where] = scores(rec)
     columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
                "default config: test"]
-    return pd.DataFrame([(*where, changed, *score, *paper_runs.get(where, (None, None)))
+    return pd.DataFrame([(*where, changed, *score, *default_runs.get(where, (None, None)))
                          for where, changed, score in rows], columns=columns)
 
 
