@@ -32,6 +32,9 @@ def seed_everything(seed: int) -> None:
 
 
 def git_sha() -> str:
+    """The commit of this checkout; a copy without .git (e.g. sent to a GPU box) passes it in MWPLIB_GIT_SHA."""
+    if sha := os.environ.get("MWPLIB_GIT_SHA"):
+        return sha
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True,
                              check=True, timeout=10)

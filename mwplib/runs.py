@@ -11,8 +11,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -129,12 +133,14 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
 
 
 def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], prof: Profile,
-          seed: int, config_overrides: dict[str, Any] | None) -> Iterator[tuple[RunSpec, Split]]:
-    """Each run of a grid with its split; a dataset given as one split runs once, whatever the folds."""
+          seed: int, config_overrides: dict[str, Any] | None, folds: Sequence[int] | None = None
+          ) -> Iterator[tuple[RunSpec, Split]]:
+    """Each run of a grid with its split; a dataset given as one split runs once, whatever the folds.
+    `folds` keeps only those of the profile's folds (to share a grid between machines)."""
     for model in models:
         for embedding in embeddings:
             for dataset, splits in datasets.items():
-                for fold in [f for f in prof.folds if f < len(splits)]:
+                for fold in [f for f in prof.folds if f < len(splits) and (folds is None or f in folds)]:
                     split = splits[fold]
                     yield spec_for(model, embedding, dataset, split.name, fold, prof, seed,
                                    **(config_overrides or {})), split
@@ -142,14 +148,15 @@ def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, 
 
 def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
-             train_missing: bool = True, config_overrides: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+             train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
+             folds: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Every model × embedding × dataset × profile fold (resuming from the cache). A dataset given as a
     single split (a fixed train → test partition) runs once, whatever the profile's folds. With
     `train_missing=False` only recorded runs are returned (render what exists, in seconds);
     `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`)."""
     prof = get_profile(profile)
     records = []
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides):
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds):
         if train_missing or force:
             records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
         elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
@@ -158,7 +165,8 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
 
 
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
-         seed: int = 0, config_overrides: dict[str, Any] | None = None) -> pd.DataFrame:
+         seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None
+         ) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
     training problems times the median seconds per problem-epoch recorded for the same model, embedding and
     dataset (else any dataset) under a profile that trains on whole splits (NaN where none is recorded).
@@ -175,7 +183,7 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
     rows = []
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides):
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds):
         if recorded(spec, split.train, split.test, prof.name) is None:
             per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
                            or seconds.get((spec.model, spec.config.embedding)))
@@ -202,9 +210,34 @@ def dataset_splits(name: str) -> list[Split]:
     return loaders[name]()
 
 
+def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
+    """Train each unrecorded run of the grid in its own process, `args.jobs` at a time, one CPU thread each:
+    on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/."""
+    prof = get_profile(args.profile)
+    todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds)
+            if recorded(spec, split.train, split.test, prof.name) is None]
+    logs = paths.BUILD / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+
+    def train(spec: RunSpec) -> str:
+        name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}"
+        command = [sys.executable, "-m", "mwplib.runs", "--profile", prof.name, "--models", spec.model,
+                   "--embeddings", spec.config.embedding, "--datasets", spec.dataset, "--folds", str(spec.fold),
+                   "--seed", str(args.seed), *(["--set", *args.set] if args.set else [])]
+        with open(logs / f"{prof.name}-{name}.log", "w") as log:
+            code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}).returncode
+        return f"{name}: {'done' if code == 0 else f'FAILED (exit {code}), see {log.name}'}"
+
+    print(f"{len(todo)} runs to train, {args.jobs} at a time; logs in {logs}", flush=True)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for line in pool.map(train, todo):
+            print(line, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Train whatever of a grid is not recorded yet (the notebooks then render it in seconds), e.g. on a GPU box:
-    ``python -m mwplib.runs --profile full --models gts graph2tree --embeddings scratch minilm``."""
+    ``python -m mwplib.runs --profile full --models gts graph2tree --embeddings scratch minilm --jobs 12``."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
@@ -212,24 +245,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
     parser.add_argument("--embeddings", nargs="+", default=["scratch"])
     parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"])
+    parser.add_argument("--folds", nargs="+", type=int, default=None, help="only these of the profile's folds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
                         help="override a config field with a Python literal, e.g. --set emb_lr=5e-5 (a probe)")
     parser.add_argument("--plan", action="store_true",
                         help="train nothing: list the runs not recorded yet, with a rough time for each")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="train this many runs at once, each in its own one-thread process")
     args = parser.parse_args(argv)
     overrides = {field: ast.literal_eval(value) for field, value in (item.split("=", 1) for item in args.set)}
     grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
     if args.plan:
-        missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides)
+        missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides,
+                       folds=args.folds)
         print(missing.to_string(index=False, float_format="{:.0f}".format) if len(missing)
               else "every run of this grid is recorded")
         print(f"about {missing['estimated minutes'].sum() / 60:.1f} h where a timing is recorded; "
               f"{missing['estimated minutes'].isna().sum()} runs without one")
         return
+    if args.jobs > 1:
+        run_parallel(args, grid, overrides)
+        return
     for dataset, splits in grid.items():
         for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
-                               seed=args.seed, config_overrides=overrides):
+                               seed=args.seed, config_overrides=overrides, folds=args.folds):
             spec = record["spec"]
             print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
                   f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
