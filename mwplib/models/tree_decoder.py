@@ -142,9 +142,11 @@ class TreeDecoder(nn.Module):
         candidates = self._candidates(enc)
         leaf_id = (token - self.n_ops).clamp(min=0)
         subtree = candidates[problem, leaf_id.clamp(max=candidates.shape[1] - 1)]  # leaves; ops filled below
+        # The tree structure stays on the CPU (no device syncs for control flow); its indices go to the device.
         for h in range(1, int(trees.height.max()) + 1):
-            nodes = (trees.height == h).nonzero().squeeze(1).to(device)
-            merged = self._merge(token[nodes], subtree[trees.left[nodes]], subtree[trees.right[nodes]])
+            at = (trees.height == h).nonzero().squeeze(1)
+            nodes = at.to(device)
+            merged = self._merge(token[nodes], subtree[trees.left[at].to(device)], subtree[trees.right[at].to(device)])
             subtree = subtree.index_copy(0, nodes, merged)
         base = enc.outputs.new_zeros(n_nodes, hidden)
         roots = (trees.depth == 0).nonzero().squeeze(1).to(device)
@@ -159,16 +161,18 @@ class TreeDecoder(nn.Module):
                 select = at_depth & ((trees.sibling >= 0) == is_right)
                 if not bool(select.any()):
                     continue
-                nodes = select.nonzero().squeeze(1).to(device)
+                at = select.nonzero().squeeze(1)
+                nodes = at.to(device)
                 rows = problem[nodes]
-                goal = self._goal(base[nodes], subtree[trees.sibling[nodes].to(device)] if is_right else None)
+                goal = self._goal(base[nodes], subtree[trees.sibling[at].to(device)] if is_right else None)
                 context, _ = self.attention(goal, enc.outputs[rows], enc.mask[rows], projected[rows])
                 scores = self._scores(goal, context, keys[rows])
                 logits = logits.index_copy(0, nodes, scores.masked_fill(~usable[rows], -1e9))
-                ops = (token[nodes] < self.n_ops).nonzero().squeeze(1)
+                ops = (trees.token[at] < self.n_ops).nonzero().squeeze(1)
                 if len(ops):
-                    left, right = self._children(goal[ops], context[ops], token[nodes[ops]])
-                    parents = nodes[ops].cpu()
+                    parents = at[ops]
+                    left, right = self._children(goal[ops.to(device)], context[ops.to(device)],
+                                                 token[parents.to(device)])
                     base = base.index_copy(0, trees.left[parents].to(device), left)
                     base = base.index_copy(0, trees.right[parents].to(device), right)
         return F.cross_entropy(logits, token)
