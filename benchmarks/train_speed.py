@@ -28,13 +28,17 @@ REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "tra
              "constrained": (256, 8)}
 
 
-def matmul_peak_gflops(size: int = 2048, repeats: int = 5) -> float:
-    """fp32 GEMM throughput of this machine at the current thread count: the ceiling for the LSTM encoders."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
+def matmul_peak_gflops(device: torch.device, size: int = 2048, repeats: int = 5) -> float:
+    """fp32 GEMM throughput of the device that trains (at the current thread count on a CPU): the ceiling for
+    the LSTM encoders."""
+    a, b = torch.randn(size, size, device=device), torch.randn(size, size, device=device)
     a @ b
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    sync()
     started = time.perf_counter()
     for _ in range(repeats):
         a @ b
+    sync()
     return 2 * size ** 3 * repeats / (time.perf_counter() - started) / 1e9
 
 
@@ -86,7 +90,7 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    peak = matmul_peak_gflops()
+    peak = matmul_peak_gflops(pick_device(args.device))
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
           f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")

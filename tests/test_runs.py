@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 
 import pytest
@@ -132,3 +133,33 @@ def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> 
     assert missing["estimated minutes"][1:].isna().all()  # no transformer run recorded to time it by
     elsewhere = runs.plan(["seq2seq"], ["scratch"], {"other": folds}, "full", config_overrides=one_epoch)
     assert elsewhere.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
+    assert list(runs.plan(["transformer"], ["scratch"], {"toy": folds}, "full", folds=[1])["fold"]) == [1]
+
+
+def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isolated, monkeypatch) -> None:
+    problems = toy_problems(12)
+    folds = [Split("toy", tuple(problems[4:]), tuple(problems[:4])),
+             Split("toy", tuple(problems[:8]), tuple(problems[8:]))]
+    runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, "full", config_overrides={"epochs": 1},
+                  progress=False)
+    launched = []
+
+    def fake_run(command, stdout, stderr, env):
+        launched.append((command, env["OMP_NUM_THREADS"]))
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(runs.subprocess, "run", fake_run)
+    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2"])
+    assert len(launched) == 1  # fold 0 is recorded
+    command, threads = launched[0]
+    assert threads == "1"
+    assert command[command.index("--folds") + 1] == "1" and command[-2:] == ["--set", "epochs=1"]
+    assert (paths.BUILD / "logs" / "full-seq2seq-scratch-toy-1.log").exists()
+
+
+def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None:
+    from mwplib.repro import git_sha
+
+    monkeypatch.setenv("MWPLIB_GIT_SHA", "b9888fb")
+    assert git_sha() == "b9888fb"
