@@ -69,6 +69,17 @@ def test_model_learns_twenty_problems(name: str) -> None:
     assert result.peer_test_accuracy == 1.0, result.history
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU (the full grid runs on one when lent)")
+@pytest.mark.parametrize("name", sorted(LEARNING_BUDGET))
+def test_model_trains_and_decodes_on_cuda(name: str) -> None:
+    """Every tensor a step and beam search index meets lives on one device (GTS once indexed CPU with CUDA)."""
+    problems = toy_problems(12)
+    config = fast_config(name)
+    result = train_model(build_model(name, config, problems), problems, problems, config, epochs=2, seed=0, beam=2,
+                         val_fraction=0.0, progress=False, device="cuda")
+    assert len(result.records) == len(problems)
+
+
 @pytest.mark.parametrize("name", sorted(LEARNING_BUDGET))
 def test_beam_search_emits_only_well_formed_expressions(name: str) -> None:
     """An untrained model's beams (random scores) still parse, use only the problem's slots, fit max_len."""
