@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import pandas as pd
 
 from . import paths
+from .records import SUFFIX, read_record, record_path, write_record
 from .models import ModelConfig, build_model, paper_config
 from .problem import Problem, Split
 from .profiles import Profile, get_profile
@@ -76,7 +77,7 @@ def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
 
 
 def run_path(spec: RunSpec, key: str, profile: str) -> Path:
-    return paths.runs_dir(profile) / spec.model / spec.dataset / f"{key}.json"
+    return record_path(paths.runs_dir(profile) / spec.model / spec.dataset, key)
 
 
 def checkpoint_path(key: str) -> Path:
@@ -88,7 +89,7 @@ def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], p
     prof = get_profile(profile)
     train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
     path = run_path(spec, spec.key(data_checksum(train, test)), prof.name)
-    return json.loads(path.read_text()) if path.exists() else None
+    return read_record(path) if path.exists() else None
 
 
 def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
@@ -124,10 +125,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
                          "train_problems_per_s": result.train_problems_per_s,
                          "infer_problems_per_s": result.infer_problems_per_s},
               "history": result.history, "predictions": result.records, "manifest": run_manifest(prof.name, spec.seed)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=None) + "\n")
-    tmp.replace(path)  # atomic: an interrupted run never leaves a half-written record
+    write_record(path, record)
     resume.unlink(missing_ok=True)
     return record
 
@@ -174,10 +172,10 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
     between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
     seconds: dict[tuple[str, ...], list[float]] = {}
-    for path in (paths.RESULTS / "runs").glob("*/*/*/*.json"):
+    for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}"):
         if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
             continue
-        rec = json.loads(path.read_text())
+        rec = read_record(path)
         if "spec" in rec and "timing" in rec:
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
@@ -308,8 +306,8 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     def scores(rec: dict[str, Any]) -> tuple[float, float]:
         return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
 
-    records = [json.loads(path.read_text()) for dataset in datasets
-               for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*.json"))]
+    records = [read_record(path) for dataset in datasets
+               for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}"))]
     rows, default_runs = [], {}
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]

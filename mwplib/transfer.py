@@ -13,7 +13,6 @@ problems lost slots this way is stored with the evaluation (``n_missing_slots``)
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from .data import load_cv, load_mawps_asdiv_svamp, question_removal_agreement, r
 from .models.base import Prediction
 from .numbers import find_numbers, parse_number
 from .problem import Problem
+from .records import read_record, record_path, write_record
 from .profiles import get_profile
 from .repro import run_manifest
 from .runs import checkpoint_path, data_checksum
@@ -64,9 +64,10 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     test = list(test)[:prof.test_limit]
     checksum = data_checksum([], test)
     spec = record["spec"]
-    path = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"] / f"{record['key']}-on-{name}-{checksum}.json"
+    folder = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"]
+    path = record_path(folder, f"{record['key']}-on-{name}-{checksum}")
     if path.exists() and not force:
-        return json.loads(path.read_text())
+        return read_record(path)
     checkpoint = checkpoint_path(record["key"])
     if not checkpoint.exists():
         raise FileNotFoundError(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
@@ -86,10 +87,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
               "n_missing_slots": sum(len(kept) < len(p.numbers) for p, (_, kept) in zip(test, encoded)),
               "accuracy": accuracy(records), "predictions": records,
               "manifest": run_manifest(prof.name, spec["seed"])}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result) + "\n")
-    tmp.replace(path)
+    write_record(path, result)
     return result
 
 

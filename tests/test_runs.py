@@ -1,7 +1,6 @@
 """The run cache: reuse, invalidation by config or data, forced retraining, checkpoint round trip."""
 from __future__ import annotations
 
-import json
 import subprocess
 from dataclasses import replace
 
@@ -11,6 +10,7 @@ import torch
 from mwplib import paths, runs
 from mwplib.models.base import collate
 from mwplib.problem import Split
+from mwplib.records import read_record
 from mwplib.solver import Solver, load_checkpoint
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
@@ -48,7 +48,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
     prediction = record["predictions"][0]
     assert set(prediction) >= {"id", "prefix", "answer", "correct", "logprob"}
     assert record["metrics"]["peer_test_accuracy"] >= record["metrics"]["test_accuracy"]
-    assert json.loads(runs.run_path(_spec(), record["key"], "full").read_text())["key"] == record["key"]
+    assert read_record(runs.run_path(_spec(), record["key"], "full"))["key"] == record["key"]
     assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
     frame = runs.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
@@ -88,9 +88,10 @@ def test_recorded_only_grid_never_trains(isolated) -> None:
     record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
     assert runs.recorded(_spec(), problems, problems[:4], "full") == record
     split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
-    before = sorted(paths.RESULTS.rglob("*.json"))
+    before = sorted(paths.RESULTS.rglob("*"))
+    assert any(path.name == f"{record['key']}.json.gz" for path in before)
     assert runs.run_grid(["seq2seq"], ["scratch"], {"toy": [split]}, "full", train_missing=False) == []
-    assert sorted(paths.RESULTS.rglob("*.json")) == before
+    assert sorted(paths.RESULTS.rglob("*")) == before
 
 
 def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> None:
@@ -163,3 +164,16 @@ def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None
 
     monkeypatch.setenv("MWPLIB_GIT_SHA", "b9888fb")
     assert git_sha() == "b9888fb"
+
+
+def test_records_are_compressed_byte_stable_and_round_trip(tmp_path) -> None:
+    from mwplib.records import record_path, write_record
+
+    record = {"key": "abc", "predictions": [{"id": "p1", "logprob": -0.1234567890123, "correct": True}]}
+    path = record_path(tmp_path / "runs", "abc")
+    write_record(path, record)
+    first = path.read_bytes()
+    write_record(path, record)
+    assert path.read_bytes() == first  # no timestamp in the gzip header: recommitting changes nothing
+    assert read_record(path) == record
+    assert [p.name for p in path.parent.iterdir()] == ["abc.json.gz"]  # no temporary file left behind

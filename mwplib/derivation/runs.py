@@ -1,5 +1,5 @@
 """The cache of perceptron runs for notebook 05: each run is trained once and stored as compact JSON
-(config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>.json``.
+(config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>.json.gz``.
 
 A stored run is reused only when its configuration, test ids and code version (a hash of this package
 and its loader, the presentation module `experiments` excepted) all match.
@@ -7,7 +7,6 @@ and its loader, the presentation module `experiments` excepted) all match.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mwplib import paths
+from mwplib.records import read_record, record_path, write_record
 from mwplib.data.derivations import load_derivations
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            induced_derivation)
@@ -97,8 +97,8 @@ def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], pr
     """Train and evaluate one configuration, or read the stored run with the same configuration."""
     train = _subsample(train, config.train_limit, config.seed)
     test = _subsample(test, config.test_limit, config.seed)
-    path = paths.runs_dir(profile) / "derivation" / f"{config.key}.json"
-    stored = json.loads(path.read_text()) if path.exists() else None
+    path = record_path(paths.runs_dir(profile) / "derivation", config.key)
+    stored = read_record(path) if path.exists() else None
     if stored and stored["config"] == asdict(config) and stored["test_ids"] == [p.id for p in test]:
         return stored
     start = time.perf_counter()
@@ -118,8 +118,7 @@ def run(config: RunConfig, train: Sequence[Problem], test: Sequence[Problem], pr
     result = {"config": asdict(config), "test_ids": [p.id for p in test], "n_train": len(examples),
               "skipped_train": skipped, "n_templates": len(templates), "seconds": time.perf_counter() - start, "metrics": metrics,
               "predictions": predictions}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, separators=(",", ":")))
+    write_record(path, result)
     return result
 
 
