@@ -7,7 +7,7 @@ from pathlib import Path
 #: Repository root. `MWPLIB_ROOT` overrides it (e.g. to run a notebook from a copy of the repo).
 ROOT = Path(os.environ.get("MWPLIB_ROOT", Path(__file__).resolve().parent.parent))
 DATA = ROOT / "data"  # raw data, immutable, checksummed (data/CHECKSUMS.sha256)
-RESULTS = ROOT / "results"  # committed: compact JSON of finished runs, tables, recorded metrics
+RESULTS = ROOT / "results"  # committed: finished runs (gzip JSON), tables, recorded metrics
 FIGURES = ROOT / "figures"  # committed figures (PNG + PDF)
 NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build"  # ignored: executed notebooks, caches, checkpoints
