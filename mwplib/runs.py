@@ -208,16 +208,17 @@ def dataset_splits(name: str) -> list[Split]:
     return loaders[name]()
 
 
-def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
+def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
     """Train each unrecorded run of the grid in its own process, `args.jobs` at a time, one CPU thread each:
-    on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/."""
+    on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/.
+    Returns how many runs failed."""
     prof = get_profile(args.profile)
     todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds)
             if recorded(spec, split.train, split.test, prof.name) is None]
     logs = paths.BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
 
-    def train(spec: RunSpec) -> str:
+    def train(spec: RunSpec) -> bool:
         name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}"
         command = [sys.executable, "-m", "mwplib.runs", "--profile", prof.name, "--models", spec.model,
                    "--embeddings", spec.config.embedding, "--datasets", spec.dataset, "--folds", str(spec.fold),
@@ -225,12 +226,12 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
         with open(logs / f"{prof.name}-{name}.log", "w") as log:
             code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
                                   env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}).returncode
-        return f"{name}: {'done' if code == 0 else f'FAILED (exit {code}), see {log.name}'}"
+        print(f"{name}: {'done' if code == 0 else f'FAILED (exit {code}), see {log.name}'}", flush=True)
+        return code == 0
 
     print(f"{len(todo)} runs to train, {args.jobs} at a time; logs in {logs}", flush=True)
     with ThreadPoolExecutor(args.jobs) as pool:
-        for line in pool.map(train, todo):
-            print(line, flush=True)
+        return sum(not ok for ok in pool.map(train, todo))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -263,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{missing['estimated minutes'].isna().sum()} runs without one")
         return
     if args.jobs > 1:
-        run_parallel(args, grid, overrides)
+        if failed := run_parallel(args, grid, overrides):
+            sys.exit(f"{failed} run(s) failed")
         return
     for dataset, splits in grid.items():
         for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,

@@ -157,6 +157,10 @@ def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isol
     assert threads == "1"
     assert command[command.index("--folds") + 1] == "1" and command[-2:] == ["--set", "epochs=1"]
     assert (paths.BUILD / "logs" / "full-seq2seq-scratch-toy-1.log").exists()
+    monkeypatch.setattr(runs.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, 1))
+    with pytest.raises(SystemExit, match="1 run"):  # a failed run fails the command
+        runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1",
+                   "--jobs", "2"])
 
 
 def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None:
