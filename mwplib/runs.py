@@ -284,8 +284,10 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         spec = rec["spec"]
         key = (spec["model"], spec["config"]["embedding"], spec["dataset"])
         row = rows.setdefault(key, {"model": key[0], "embedding": key[1], "dataset": key[2], "folds": 0,
-                                    "n_test": 0, "correct": 0, "peer_correct": 0.0, "seconds_per_epoch": 0.0})
+                                    "n_test": 0, "correct": 0, "peer_correct": 0.0, "seconds_per_epoch": 0.0,
+                                    "devices": set()})
         row["folds"] += 1
+        row["devices"].add(rec["manifest"]["device"])
         row["n_test"] += rec["n_test"]
         row["correct"] += sum(p["correct"] for p in rec["predictions"])
         row["peer_correct"] += rec["metrics"]["peer_test_accuracy"] * rec["n_test"]
@@ -296,6 +298,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     frame["accuracy"] = 100 * frame["correct"] / frame["n_test"]
     frame["peer_accuracy"] = 100 * frame["peer_correct"] / frame["n_test"]
     frame["seconds_per_epoch"] = frame["seconds_per_epoch"] / frame["folds"]
+    frame["devices"] = frame["devices"].map(lambda devices: ", ".join(sorted(devices)))  # seconds depend on it
     return frame.drop(columns=["correct", "peer_correct"])
 
 
@@ -365,8 +368,10 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                          if embedding == "minilm" else [])
                 ours = peer = None
                 if len(found):
-                    ours, peer = float(found["accuracy"].iloc[0]), float(found["peer_accuracy"].iloc[0])
-                    notes.append(f"{int(found['folds'].iloc[0])} fold(s), {int(found['n_test'].iloc[0])} test problems")
+                    row = found.iloc[0]
+                    ours, peer = float(row["accuracy"]), float(row["peer_accuracy"])
+                    notes.append(f"{int(row['folds'])} fold(s), {int(row['n_test'])} test problems, "
+                                 f"trained on {row['devices']}")
                 else:
                     notes.append("not run")
                 rows.append({"model": model, "embedding": label, "dataset": dataset,

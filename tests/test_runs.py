@@ -52,6 +52,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
     assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
     frame = runs.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
+    assert frame.loc[0, "devices"] == record["manifest"]["device"]
 
 
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])
