@@ -166,17 +166,19 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None
          ) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
-    training problems times the median seconds per problem-epoch recorded for the same model, embedding and
-    dataset (else any dataset) under a profile that trains on whole splits (NaN where none is recorded).
+    training problems times the median seconds per problem-epoch recorded on this kind of device (CPU or CUDA)
+    for the same model, embedding and dataset (else any dataset) under a profile that trains on whole splits
+    (NaN where none is recorded).
     Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
     between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
+    device = str(pick_device())
     seconds: dict[tuple[str, ...], list[float]] = {}
     for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}"):
         if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
             continue
         rec = read_record(path)
-        if "spec" in rec and "timing" in rec:
+        if "spec" in rec and "timing" in rec and rec["device"] == device:
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])

@@ -10,7 +10,7 @@ import torch
 from mwplib import paths, runs
 from mwplib.models.base import collate
 from mwplib.problem import Split
-from mwplib.records import read_record
+from mwplib.records import read_record, write_record
 from mwplib.solver import Solver, load_checkpoint
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
@@ -129,6 +129,9 @@ def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> 
     one_epoch = {"epochs": 1}
     done = runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, "full", config_overrides=one_epoch,
                          progress=False)[0]
+    on_gpu = {**done, "device": "cuda", "timing": {**done["timing"], "seconds_per_epoch": 1e6}}
+    write_record(runs.run_path(runs.spec_for("seq2seq", "scratch", "toy", "toy", 1, "full", epochs=1), "gpu", "full"),
+                 on_gpu)  # timed on another kind of device: not used on this CPU
     missing = runs.plan(["seq2seq", "transformer"], ["scratch"], {"toy": folds}, "full", config_overrides=one_epoch)
     assert list(zip(missing["model"], missing["fold"])) == [("seq2seq", 1), ("transformer", 0), ("transformer", 1)]
     assert missing.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
@@ -172,7 +175,7 @@ def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None
 
 
 def test_records_are_compressed_byte_stable_and_round_trip(tmp_path) -> None:
-    from mwplib.records import record_path, write_record
+    from mwplib.records import record_path
 
     record = {"key": "abc", "predictions": [{"id": "p1", "logprob": -0.1234567890123, "correct": True}]}
     path = record_path(tmp_path / "runs", "abc")
