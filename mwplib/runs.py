@@ -254,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="train nothing: list the runs not recorded yet, with a rough time for each")
     parser.add_argument("--jobs", type=int, default=1,
                         help="train this many runs at once, each in its own one-thread process")
+    parser.add_argument("--without-questions", action="store_true",
+                        help="then evaluate each recorded run with weights here on its question-removed test sets")
     args = parser.parse_args(argv)
     overrides = {field: ast.literal_eval(value) for field, value in (item.split("=", 1) for item in args.set)}
     grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
@@ -268,14 +270,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.jobs > 1:
         if failed := run_parallel(args, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
-        return
-    for dataset, splits in grid.items():
-        for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
-                               seed=args.seed, config_overrides=overrides, folds=args.folds):
-            spec = record["spec"]
-            print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
-                  f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
-                  f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
+    else:
+        for dataset, splits in grid.items():
+            for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
+                                   seed=args.seed, config_overrides=overrides, folds=args.folds):
+                spec = record["spec"]
+                print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
+                      f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
+                      f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
+    if args.without_questions:
+        evaluate_grid_without_questions(args, grid, overrides)
+
+
+def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
+    """Evaluate each recorded run of the grid on its question-removed test sets, ours and SVAMP's released ones
+    (Tables 3, 11, 17), where its weights are: on a GPU box, so the weights need not travel back."""
+    from .transfer import QUESTION_REMOVED, evaluate_without_questions
+
+    records = run_grid(args.models, args.embeddings, {d: s for d, s in grid.items() if d in QUESTION_REMOVED},
+                       args.profile, seed=args.seed, train_missing=False, config_overrides=overrides,
+                       folds=args.folds)
+    for record in records:
+        spec = record["spec"]
+        where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
+        try:  # a recorded evaluation needs no weights
+            ours, released = [evaluate_without_questions([record], args.profile, released=r)[0] for r in (False, True)]
+        except FileNotFoundError:
+            print(f"{where}: no weights on this machine, not evaluated without questions", flush=True)
+            continue
+        print(f"{where} without questions: {100 * ours['accuracy']:.1f} % "
+              f"(SVAMP's released files: {100 * released['accuracy']:.1f} %)", flush=True)
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:

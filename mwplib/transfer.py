@@ -91,6 +91,10 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     return result
 
 
+#: The datasets whose test problems have a question-removed version (ours and SVAMP's released files).
+QUESTION_REMOVED = ("mawps", "asdiv-a", "mawps-asdiv-a_svamp")
+
+
 def question_removed_test(record: dict[str, Any], released: bool = False) -> list[Problem]:
     """The test problems of `record`'s split with their questions removed: by
     :func:`mwplib.data.remove_question` (SVAMP §4.1), or, with `released=True`, as in SVAMP's released

@@ -185,3 +185,29 @@ def test_records_are_compressed_byte_stable_and_round_trip(tmp_path) -> None:
     assert path.read_bytes() == first  # no timestamp in the gzip header: recommitting changes nothing
     assert read_record(path) == record
     assert [p.name for p in path.parent.iterdir()] == ["abc.json.gz"]  # no temporary file left behind
+
+
+def test_cli_evaluates_recorded_runs_without_questions_where_their_weights_are(isolated, monkeypatch, capsys) -> None:
+    from mwplib import transfer
+    from mwplib.data import remove_question
+
+    problems = toy_problems(12)
+    folds = [Split("mawps", tuple(problems[4:]), tuple(problems[:4])),
+             Split("mawps", tuple(problems[:8]), tuple(problems[8:]))]
+    records = runs.run_grid(["seq2seq"], ["scratch"], {"mawps": folds}, "full", config_overrides={"epochs": 1},
+                            progress=False)
+    runs.checkpoint_path(records[1]["key"]).unlink()  # fold 1 was trained elsewhere
+    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(transfer, "question_removed_test",
+                        lambda record, released=False: [remove_question(p) for p in folds[record["spec"]["fold"]].test])
+    command = ["--profile", "full", "--models", "seq2seq", "--datasets", "mawps", "--set", "epochs=1",
+               "--without-questions"]
+    runs.main(command)
+    out = capsys.readouterr().out
+    assert "seq2seq S mawps fold 0 without questions:" in out
+    assert "seq2seq S mawps fold 1: no weights on this machine" in out
+    evaluations = sorted(p.name for p in paths.runs_dir("full").glob("seq2seq/mawps/*-on-*.json.gz"))
+    assert len(evaluations) == 2 and all(name.startswith(records[0]["key"]) for name in evaluations)
+    runs.checkpoint_path(records[0]["key"]).unlink()  # recorded evaluations need no weights
+    runs.main(command)
+    assert "seq2seq S mawps fold 0 without questions:" in capsys.readouterr().out
