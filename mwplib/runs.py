@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
     """Evaluate each recorded run of the grid on its question-removed test sets, ours and SVAMP's released ones
     (Tables 3, 11, 17), where its weights are: on a GPU box, so the weights need not travel back."""
-    from .transfer import QUESTION_REMOVED, evaluate_without_questions
+    from .transfer import QUESTION_REMOVED, evaluate_without_questions  # here: transfer imports this module
 
     records = run_grid(args.models, args.embeddings, {d: s for d, s in grid.items() if d in QUESTION_REMOVED},
                        args.profile, seed=args.seed, train_missing=False, config_overrides=overrides,
