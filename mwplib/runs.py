@@ -24,10 +24,10 @@ from typing import Any, Iterable, Iterator, Sequence
 import pandas as pd
 
 from . import paths
-from .records import SUFFIX, read_record, record_path, write_record
 from .models import ModelConfig, build_model, paper_config
 from .problem import Problem, Split
 from .profiles import Profile, get_profile
+from .records import SUFFIX, read_record, record_path, write_record
 from .repro import run_manifest
 from .solver import save_checkpoint
 from .train import pick_device, train_model

@@ -170,9 +170,8 @@ class TreeDecoder(nn.Module):
                 logits = logits.index_copy(0, nodes, scores.masked_fill(~usable[rows], -1e9))
                 ops = (trees.token[at] < self.n_ops).nonzero().squeeze(1)
                 if len(ops):
-                    parents = at[ops]
-                    left, right = self._children(goal[ops.to(device)], context[ops.to(device)],
-                                                 token[parents.to(device)])
+                    parents, ops = at[ops], ops.to(device)
+                    left, right = self._children(goal[ops], context[ops], token[nodes[ops]])
                     base = base.index_copy(0, trees.left[parents].to(device), left)
                     base = base.index_copy(0, trees.right[parents].to(device), right)
         return F.cross_entropy(logits, token)
