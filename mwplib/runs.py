@@ -212,7 +212,8 @@ def dataset_splits(name: str) -> list[Split]:
 
 def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
     """Train each unrecorded run of the grid in its own process, `args.jobs` at a time, one CPU thread each:
-    on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/.
+    on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/ and, with
+    `--without-questions`, is evaluated so as soon as it is trained (a lease may end before the grid does).
     Returns how many runs failed."""
     prof = get_profile(args.profile)
     todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds)
@@ -224,7 +225,8 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
         name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}"
         command = [sys.executable, "-m", "mwplib.runs", "--profile", prof.name, "--models", spec.model,
                    "--embeddings", spec.config.embedding, "--datasets", spec.dataset, "--folds", str(spec.fold),
-                   "--seed", str(args.seed), *(["--set", *args.set] if args.set else [])]
+                   "--seed", str(args.seed), *(["--without-questions"] if args.without_questions else []),
+                   *(["--set", *args.set] if args.set else [])]
         with open(logs / f"{prof.name}-{name}.log", "w") as log:
             code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
                                   env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}).returncode

@@ -160,7 +160,11 @@ def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isol
     command, threads = launched[0]
     assert threads == "1"
     assert command[command.index("--folds") + 1] == "1" and command[-2:] == ["--set", "epochs=1"]
+    assert "--without-questions" not in command
     assert (paths.BUILD / "logs" / "full-seq2seq-scratch-toy-1.log").exists()
+    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2",
+               "--without-questions"])
+    assert "--without-questions" in launched[-1][0]  # each run is evaluated as soon as it is trained
     monkeypatch.setattr(runs.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, 1))
     with pytest.raises(SystemExit, match="1 run"):  # a failed run fails the command
         runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1",
