@@ -287,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
     """Evaluate each recorded run of the grid on its question-removed test sets, ours and SVAMP's released ones
     (Tables 3, 11, 17), where its weights are: on a GPU box, so the weights need not travel back."""
-    from .transfer import QUESTION_REMOVED, evaluate_without_questions  # here: transfer imports this module
+    from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions  # transfer imports runs
 
     records = run_grid(args.models, args.embeddings, {d: s for d, s in grid.items() if d in QUESTION_REMOVED},
                        args.profile, seed=args.seed, train_missing=False, config_overrides=overrides,
@@ -297,7 +297,7 @@ def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]],
         where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
         try:  # a recorded evaluation needs no weights
             ours, released = [evaluate_without_questions([record], args.profile, released=r)[0] for r in (False, True)]
-        except FileNotFoundError:
+        except MissingWeights:
             print(f"{where}: no weights on this machine, not evaluated without questions", flush=True)
             continue
         print(f"{where} without questions: {100 * ours['accuracy']:.1f} % "

@@ -80,14 +80,21 @@ def group_runs(records: Iterable[Mapping[str, Any]], models: Sequence[str] = (),
     return groups
 
 
-def _evaluations_of(records: Sequence[Mapping[str, Any]], evaluations: Iterable[Mapping[str, Any]]
-                    ) -> list[Mapping[str, Any]]:
-    """The evaluations (`mwplib.transfer.evaluate_on`) of exactly these runs, in their order."""
-    by_run = {e["run"]: e for e in evaluations}
-    missing = [r["key"] for r in records if r["key"] not in by_run]
-    if missing:
-        raise KeyError(f"runs {missing} have no evaluation on the other test set")
-    return [by_run[r["key"]] for r in records]
+def _evaluated(runs: Sequence[Mapping[str, Any]], *evaluations: Iterable[Mapping[str, Any]]
+               ) -> tuple[list[Mapping[str, Any]], list[list[Mapping[str, Any]]]]:
+    """The runs that have an evaluation (`mwplib.transfer.evaluate_on`) in every one of `evaluations`, and
+    those evaluations in the runs' order. A run trained on another machine may have none: its cell then
+    pools the other folds and says so (:func:`_folds_note`)."""
+    by_run = [{e["run"]: e for e in evaluation} for evaluation in evaluations]
+    kept = [r for r in runs if all(r["key"] in found for found in by_run)]
+    return kept, [[found[r["key"]] for r in kept] for found in by_run]
+
+
+def _folds_note(runs: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, Any]]) -> str:
+    if len(kept) == len(runs):
+        return ""
+    return (f"{len(runs) - len(kept)} of {len(runs)} folds not evaluated without questions "
+            "(weights on the machine that trained them)")
 
 
 def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
@@ -98,12 +105,14 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     cell of `grid` (models, embeddings, datasets) gets a row, run or not."""
     rows = []
     for (model, embedding, dataset), runs in group_runs(records, *grid).items():
-        bare = correctness(_evaluations_of(runs, without))
+        kept, (bare, *on_released) = _evaluated(runs, without, *([released] if released else []))
         row = {"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
-               "folds": len(runs), "n": len(bare), "with question": percent(correctness(runs)),
-               "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None, "ours": percent(bare)}
+               "folds": len(kept), "n": len(correctness(bare)), "with question": percent(correctness(kept)),
+               "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None,
+               "ours": percent(correctness(bare))}
         if released:
-            row["released files"] = percent(correctness(_evaluations_of(runs, released)))
+            row["released files"] = percent(correctness(on_released[0]))
+        row["note"] = _folds_note(runs, kept)
         rows.append(row)
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"])
 
@@ -114,12 +123,14 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     cell of `grid` (models, embeddings, datasets) gets its rows, run or not."""
     rows = []
     for (model, embedding, dataset), runs in group_runs(records, *grid).items():
-        cells = easy_hard_partition(correctness(runs), correctness(_evaluations_of(runs, without)))
+        kept, (bare,) = _evaluated(runs, without)
+        cells = easy_hard_partition(correctness(kept), correctness(bare))
         paper = PAPER_TABLE_4.get((model, dataset)) if embedding != "scratch" else None
         for i, part in enumerate(("easy", "hard")):
             rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "dataset": dataset, "part": part.capitalize(), "n": cells[f"{part}_n"],
-                         "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"]})
+                         "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"],
+                         "note": _folds_note(runs, kept)})
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "part", "n"])
 
 
@@ -178,10 +189,11 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
                                                     ("ASDiv-A", "asdiv-a", asdiv_records, asdiv_without, 1)):
         for (model, embedding, _), runs in group_runs(records, models, embeddings, [dataset]).items():
             paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
+            kept, (bare,) = _evaluated(runs, without)
             rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
-                         "emb": embedding_label(embedding), "with question": percent(correctness(runs)),
-                         "paper": paper[column] if paper else None,
-                         "ours": percent(correctness(_evaluations_of(runs, without)))})
+                         "emb": embedding_label(embedding), "with question": percent(correctness(kept)),
+                         "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
+                         "note": _folds_note(runs, kept)})
     return paper_vs_ours(rows, keys=["test set", "model", "emb", "with question"])
 
 

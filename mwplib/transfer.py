@@ -55,6 +55,11 @@ def _to_own_slots(prefix: Sequence[str], kept: Sequence[int]) -> tuple[str, ...]
     return tuple(f"N{kept[expr.slot_index(t)]}" if expr.is_slot(t) else t for t in prefix)
 
 
+class MissingWeights(FileNotFoundError):
+    """A run's weights are not on this machine (it trained elsewhere, e.g. on a GPU box) and the evaluation
+    asked for is not recorded."""
+
+
 def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, name: str,
                 *, force: bool = False) -> dict[str, Any]:
     """Predictions of the trained run `record` (from :func:`mwplib.runs.run`) on `test`, named `name`
@@ -70,7 +75,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
         return read_record(path)
     checkpoint = checkpoint_path(record["key"])
     if not checkpoint.exists():
-        raise FileNotFoundError(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
+        raise MissingWeights(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
                                 f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
@@ -110,11 +115,25 @@ def question_removed_test(record: dict[str, Any], released: bool = False) -> lis
     return list(test) if released else [remove_question(p) for p in test]
 
 
-def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, released: bool = False
-                               ) -> list[dict[str, Any]]:
-    """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04)."""
+def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, released: bool = False, *,
+                               available_only: bool = False) -> list[dict[str, Any]]:
+    """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04).
+    With `available_only`, a run whose weights are elsewhere and whose evaluation is not recorded is left out
+    and named in a printed line; the tables then say how many folds they pool."""
     name = "released_without_questions" if released else "without_questions"
-    return [evaluate_on(r, question_removed_test(r, released), profile, name) for r in records]
+    evaluations, elsewhere = [], []
+    for record in records:
+        try:
+            evaluations.append(evaluate_on(record, question_removed_test(record, released), profile, name))
+        except MissingWeights:
+            if not available_only:
+                raise
+            spec = record["spec"]
+            elsewhere.append(f"{spec['model']}/{spec['config']['embedding']} {spec['split']}")
+    if elsewhere:
+        print(f"{len(elsewhere)} of {len(records)} runs have no weights here and no recorded {name} evaluation, "
+              f"left out: {', '.join(elsewhere)}")
+    return evaluations
 
 
 def removal_agreement(datasets: Sequence[str]) -> pd.DataFrame:

@@ -57,12 +57,28 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     assert table11["test set"].tolist() == ["SVAMP w/o questions", "ASDiv-A w/o questions"]
 
 
-def test_scratch_rows_have_no_paper_value_and_missing_evaluation_raises() -> None:
+def test_scratch_rows_have_no_paper_value() -> None:
     record = run("k", "gts", "scratch", "mawps", {"a": True})
     table = st.table_3([record], [evaluation(record, {"a": False})])
     assert math.isnan(table.loc[0, "paper"]) and table.loc[0, "emb"] == "S"
-    with pytest.raises(KeyError, match="no evaluation"):
-        st.table_3([record], [])
+
+
+def test_folds_without_an_evaluation_are_left_out_and_said() -> None:
+    """A fold trained on another machine has no evaluation here: the cell pools the others, on both sides."""
+    fold0 = run("k0", "gts", "minilm", "asdiv-a", {"a": True, "b": True})
+    fold1 = run("k1", "gts", "minilm", "asdiv-a", {"c": False, "d": False})
+    without = [evaluation(fold0, {"a": True, "b": False})]
+    table3 = st.table_3([fold0, fold1], without).iloc[0]
+    assert (table3["folds"], table3["n"], table3["with question"], table3["ours"]) == (1, 2, 100.0, 50.0)
+    assert table3["note"] == "1 of 2 folds not evaluated without questions (weights on the machine that trained them)"
+    table4 = st.table_4([fold0, fold1], without).set_index("part")
+    assert (table4.loc["Easy", "n"], table4.loc["Hard", "n"]) == (1, 1)  # fold 1's problems are in neither part
+    alone = st.table_3([fold1], [])
+    assert alone.loc[0, "folds"] == 0 and math.isnan(alone.loc[0, "ours"])
+    assert alone.loc[0, "note"].startswith("1 of 1 folds")
+    table11 = st.table_11([], [], without, [fold0, fold1], ["gts"], ["minilm"]).set_index("test set")
+    assert table11.loc["ASDiv-A w/o questions", "ours"] == 50.0
+    assert table11.loc["ASDiv-A w/o questions", "note"].startswith("1 of 2")
 
 
 def test_best_run_and_ablation_table() -> None:

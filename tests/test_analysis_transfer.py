@@ -1,6 +1,8 @@
 """Evaluating a trained run on another test set (mwplib.transfer): slots the text lost, caching."""
 from __future__ import annotations
 
+import pytest
+
 from mwplib import paths, transfer
 from mwplib.data import remove_question
 from mwplib.models import build_model, paper_config
@@ -38,3 +40,16 @@ def test_evaluate_on_scores_removed_questions_and_caches(tmp_path, monkeypatch) 
     assert "N1" not in result["predictions"][2]["prefix"]  # the model never saw the question's number
     checkpoint.unlink()  # a second call must come from the cache
     assert transfer.evaluate_on(record, test, "full", "without_questions") == result
+
+
+def test_runs_trained_elsewhere_are_left_out_only_when_asked_and_named(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(transfer, "checkpoint_path", lambda key: tmp_path / f"{key}.pt")  # no weights here
+    monkeypatch.setattr(transfer, "question_removed_test", lambda record, released=False: TRAIN)
+    record = {"key": "k", "spec": {"model": "seq2seq", "dataset": "mawps", "split": "cv_mawps/fold3",
+                                   "config": {"embedding": "minilm"}, "beam": 2, "seed": 0}}
+    with pytest.raises(transfer.MissingWeights, match="no checkpoint"):
+        transfer.evaluate_without_questions([record], "full")
+    assert transfer.evaluate_without_questions([record], "full", available_only=True) == []
+    out = capsys.readouterr().out
+    assert "1 of 1 runs have no weights here" in out and "seq2seq/minilm cv_mawps/fold3" in out
