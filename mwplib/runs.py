@@ -43,7 +43,7 @@ class RunSpec:
     seed: int
     epochs: int
     beam: int
-    val_fraction: float = 0.1
+    val_fraction: float = 0.1  # 0: the paper's protocol, training on the whole training fold
 
     def describe(self) -> dict[str, Any]:
         return {**{k: v for k, v in asdict(self).items() if k != "config"},
@@ -63,13 +63,14 @@ def data_checksum(train: Sequence[Problem], test: Sequence[Problem]) -> str:
 
 
 def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: str | Profile,
-             seed: int = 0, **config_overrides: Any) -> RunSpec:
+             seed: int = 0, val_fraction: float = RunSpec.val_fraction, **config_overrides: Any) -> RunSpec:
     """The paper's config of `model` × `embedding`, with epochs and beam width from `profile`."""
     prof = get_profile(profile)
     config = paper_config(model, embedding)
     if config_overrides:
         config = type(config)(**{**asdict(config), **config_overrides})
-    return RunSpec(model, config, dataset, split, fold, seed, prof.epochs(config.epochs), prof.beam_size)
+    return RunSpec(model, config, dataset, split, fold, seed, prof.epochs(config.epochs), prof.beam_size,
+                   val_fraction)
 
 
 def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
@@ -131,8 +132,8 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
 
 
 def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], prof: Profile,
-          seed: int, config_overrides: dict[str, Any] | None, folds: Sequence[int] | None = None
-          ) -> Iterator[tuple[RunSpec, Split]]:
+          seed: int, config_overrides: dict[str, Any] | None, folds: Sequence[int] | None = None,
+          val_fraction: float = RunSpec.val_fraction) -> Iterator[tuple[RunSpec, Split]]:
     """Each run of a grid with its split; a dataset given as one split runs once, whatever the folds.
     `folds` keeps only those of the profile's folds (to share a grid between machines)."""
     for model in models:
@@ -140,21 +141,24 @@ def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, 
             for dataset, splits in datasets.items():
                 for fold in [f for f in prof.folds if f < len(splits) and (folds is None or f in folds)]:
                     split = splits[fold]
-                    yield spec_for(model, embedding, dataset, split.name, fold, prof, seed,
+                    yield spec_for(model, embedding, dataset, split.name, fold, prof, seed, val_fraction,
                                    **(config_overrides or {})), split
 
 
 def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
              train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
-             folds: Sequence[int] | None = None) -> list[dict[str, Any]]:
+             folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction
+             ) -> list[dict[str, Any]]:
     """Every model × embedding × dataset × profile fold (resuming from the cache). A dataset given as a
     single split (a fixed train → test partition) runs once, whatever the profile's folds. With
     `train_missing=False` only recorded runs are returned (render what exists, in seconds);
-    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`)."""
+    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`);
+    `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the
+    paper's number; the last epoch is ours)."""
     prof = get_profile(profile)
     records = []
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds):
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
         if train_missing or force:
             records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
         elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
@@ -163,8 +167,8 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
 
 
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
-         seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None
-         ) -> pd.DataFrame:
+         seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
+         val_fraction: float = RunSpec.val_fraction) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
     training problems times the median seconds per problem-epoch recorded on this kind of device (CPU or CUDA)
     for the same model, embedding and dataset (else any dataset) under a profile that trains on whole splits
@@ -183,7 +187,7 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
     rows = []
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds):
+    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
         if recorded(spec, split.train, split.test, prof.name) is None:
             per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
                            or seconds.get((spec.model, spec.config.embedding)))
@@ -216,16 +220,19 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
     `--without-questions`, is evaluated so as soon as it is trained (a lease may end before the grid does).
     Returns how many runs failed."""
     prof = get_profile(args.profile)
-    todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds)
+    todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds,
+                                          args.val_fraction)
             if recorded(spec, split.train, split.test, prof.name) is None]
     logs = paths.BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
 
     def train(spec: RunSpec) -> bool:
-        name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}"
+        name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}" + (
+            f"-val{spec.val_fraction:g}" if spec.val_fraction != RunSpec.val_fraction else "")
         command = [sys.executable, "-m", "mwplib.runs", "--profile", prof.name, "--models", spec.model,
                    "--embeddings", spec.config.embedding, "--datasets", spec.dataset, "--folds", str(spec.fold),
-                   "--seed", str(args.seed), *(["--without-questions"] if args.without_questions else []),
+                   "--seed", str(args.seed), "--val-fraction", str(args.val_fraction),
+                   *(["--without-questions"] if args.without_questions else []),
                    *(["--set", *args.set] if args.set else [])]
         with open(logs / f"{prof.name}-{name}.log", "w") as log:
             code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
@@ -250,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"])
     parser.add_argument("--folds", nargs="+", type=int, default=None, help="only these of the profile's folds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--val-fraction", type=float, default=RunSpec.val_fraction,
+                        help="validation part of each training fold; 0 = the paper's protocol (whole fold)")
     parser.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE",
                         help="override a config field with a Python literal, e.g. --set emb_lr=5e-5 (a probe)")
     parser.add_argument("--plan", action="store_true",
@@ -263,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
     if args.plan:
         missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides,
-                       folds=args.folds)
+                       folds=args.folds, val_fraction=args.val_fraction)
         print(missing.to_string(index=False, float_format="{:.0f}".format) if len(missing)
               else "every run of this grid is recorded")
         print(f"about {missing['estimated minutes'].sum() / 60:.1f} h where a timing is recorded; "
@@ -275,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         for dataset, splits in grid.items():
             for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
-                                   seed=args.seed, config_overrides=overrides, folds=args.folds):
+                                   seed=args.seed, config_overrides=overrides, folds=args.folds,
+                                   val_fraction=args.val_fraction):
                 spec = record["spec"]
                 print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
                       f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
@@ -291,7 +301,7 @@ def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]],
 
     records = run_grid(args.models, args.embeddings, {d: s for d, s in grid.items() if d in QUESTION_REMOVED},
                        args.profile, seed=args.seed, train_missing=False, config_overrides=overrides,
-                       folds=args.folds)
+                       folds=args.folds, val_fraction=args.val_fraction)
     for record in records:
         spec = record["spec"]
         where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
@@ -344,8 +354,9 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     rows, default_runs = [], {}
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]
-        default = asdict(paper_config(spec["model"], config["embedding"]))
-        changed = {k: v for k, v in config.items() if k != "class" and default.get(k) != v}
+        default = {**asdict(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
+        changed = {k: v for k, v in {**config, "val_fraction": spec["val_fraction"]}.items()
+                   if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
         if changed:
             rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec)))
@@ -381,17 +392,26 @@ def embedding_label(embedding: str) -> str:
     return "R (MiniLM)" if embedding == "minilm" else f"R ({embedding})"
 
 
+#: Column of Tables 2/16 for runs trained as the paper trains: on the whole training fold, reporting the best
+#: test epoch (``--val-fraction 0``).
+PAPER_PROTOCOL = "ours, paper's protocol (whole fold, best test epoch)"
+
+
 def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str],
-                    datasets: Sequence[str]) -> list[dict[str, Any]]:
+                    datasets: Sequence[str], whole_fold: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
-    ours where a run exists (None otherwise), with a note on the embedding, folds and peers' protocol."""
+    ours where a run exists (None otherwise), with a note on the embedding, folds and peers' protocol.
+    `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``) adds column :data:`PAPER_PROTOCOL`."""
+    def find(frame: pd.DataFrame, model: str, embedding: str, dataset: str) -> pd.DataFrame:
+        return frame[(frame["model"] == model) & (frame["embedding"] == embedding)
+                     & (frame["dataset"] == dataset)] if not frame.empty else frame
+
     rows = []
     for model in models:
         for embedding in embeddings:
             label = embedding_label(embedding)
             for dataset in datasets:
-                found = summary[(summary["model"] == model) & (summary["embedding"] == embedding)
-                                & (summary["dataset"] == dataset)] if not summary.empty else summary
+                found = find(summary, model, embedding, dataset)
                 notes = ([f"MiniLM instead of RoBERTa, encoder lr {paper_config(model, embedding).emb_lr:g}"]
                          if embedding == "minilm" else [])
                 ours = peer = None
@@ -402,9 +422,15 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                                  f"trained on {row['devices']}")
                 else:
                     notes.append("not run")
-                rows.append({"model": model, "embedding": label, "dataset": dataset,
-                             "paper": PAPER_ACCURACY.get((model, label[0], dataset)), "ours": ours,
-                             "ours (best test epoch, peers' protocol)": peer, "note": "; ".join(notes)})
+                row = {"model": model, "embedding": label, "dataset": dataset,
+                       "paper": PAPER_ACCURACY.get((model, label[0], dataset)), "ours": ours,
+                       "ours, best test epoch (fold minus validation)": peer}
+                if whole_fold is not None:
+                    whole = find(whole_fold, model, embedding, dataset)
+                    row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"]) if len(whole) else None
+                    if len(whole):
+                        notes.append(f"paper's protocol: {int(whole.iloc[0]['folds'])} fold(s)")
+                rows.append({**row, "note": "; ".join(notes)})
     return rows
 
 

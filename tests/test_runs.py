@@ -1,6 +1,8 @@
 """The run cache: reuse, invalidation by config or data, forced retraining, checkpoint round trip."""
 from __future__ import annotations
 
+import math
+
 import subprocess
 from dataclasses import replace
 
@@ -120,6 +122,22 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
     assert table.loc[0, "default config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
+
+
+def test_whole_fold_runs_are_the_papers_protocol_and_a_column_of_their_own(isolated) -> None:
+    problems = toy_problems(12)
+    folds = {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]}
+    honest = runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", progress=False)
+    whole = runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", progress=False, val_fraction=0.0)
+    assert whole[0]["key"] != honest[0]["key"] and whole[0]["spec"]["val_fraction"] == 0.0
+    assert whole[0]["n_train"] == 8 and all(math.isnan(h["val_accuracy"]) for h in whole[0]["history"])
+    assert runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", train_missing=False) == honest  # kept apart
+    rows = runs.comparison_rows(runs.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
+                                whole_fold=runs.summarize(whole))
+    assert rows[0][runs.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
+    assert "paper's protocol: 1 fold(s)" in rows[0]["note"]
+    assert runs.PAPER_PROTOCOL not in runs.comparison_rows(runs.summarize(honest), ["seq2seq"], ["scratch"], ["toy"])[0]
+    assert runs.variants("smoke", ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
 
 
 def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:
