@@ -400,8 +400,8 @@ PAPER_PROTOCOL = "ours, paper's protocol (whole fold, best test epoch)"
 def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str],
                     datasets: Sequence[str], whole_fold: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
-    ours where a run exists (None otherwise), with a note on the embedding, folds and peers' protocol.
-    `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``) adds column :data:`PAPER_PROTOCOL`."""
+    ours where a run exists (None otherwise) with its best test epoch beside it, and a note on the embedding and
+    folds. `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``) adds column :data:`PAPER_PROTOCOL`."""
     def find(frame: pd.DataFrame, model: str, embedding: str, dataset: str) -> pd.DataFrame:
         return frame[(frame["model"] == model) & (frame["embedding"] == embedding)
                      & (frame["dataset"] == dataset)] if not frame.empty else frame

@@ -76,7 +76,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     checkpoint = checkpoint_path(record["key"])
     if not checkpoint.exists():
         raise MissingWeights(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
-                                f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
+                             f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
     # a text left with no words (the question was all of it) gives the model nothing to read: unsolved
