@@ -401,7 +401,8 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                     datasets: Sequence[str], whole_fold: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
     ours where a run exists (None otherwise) with its best test epoch beside it, and a note on the embedding and
-    folds. `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``) adds column :data:`PAPER_PROTOCOL`."""
+    folds. `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``), if not empty, adds column
+    :data:`PAPER_PROTOCOL`."""
     def find(frame: pd.DataFrame, model: str, embedding: str, dataset: str) -> pd.DataFrame:
         return frame[(frame["model"] == model) & (frame["embedding"] == embedding)
                      & (frame["dataset"] == dataset)] if not frame.empty else frame
@@ -425,7 +426,7 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                 row = {"model": model, "embedding": label, "dataset": dataset,
                        "paper": PAPER_ACCURACY.get((model, label[0], dataset)), "ours": ours,
                        "ours, best test epoch (fold minus validation)": peer}
-                if whole_fold is not None:
+                if whole_fold is not None and not whole_fold.empty:
                     whole = find(whole_fold, model, embedding, dataset)
                     row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"]) if len(whole) else None
                     if len(whole):
