@@ -430,7 +430,8 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                     whole = find(whole_fold, model, embedding, dataset)
                     row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"]) if len(whole) else None
                     if len(whole):
-                        notes.append(f"paper's protocol: {int(whole.iloc[0]['folds'])} fold(s)")
+                        notes.append(f"paper's protocol: {int(whole.iloc[0]['folds'])} fold(s), "
+                                     f"trained on {whole.iloc[0]['devices']}")
                 rows.append({**row, "note": "; ".join(notes)})
     return rows
 
