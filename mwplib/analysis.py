@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from . import expr, metrics
@@ -55,6 +56,27 @@ def _same_ids(a: Correctness, b: Correctness, what: str) -> None:
         only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
         raise ValueError(f"{what}: predictions cover different problems ({len(only_a)} only in the first, "
                          f"e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
+
+
+def paired_difference(first: Correctness, second: Correctness, *, resamples: int = 10_000, seed: int = 0
+                      ) -> dict[str, float | int]:
+    """Accuracy of `second` minus `first` (points) on the same problems, with a paired bootstrap 95 % interval
+    (problems resampled) and McNemar's exact p-value (two-sided), so a claim such as "R beats S" (notebook
+    01_baselines) can be told from fold-to-fold noise."""
+    from scipy.stats import binomtest
+
+    _same_ids(first, second, "paired_difference")
+    n = len(first)
+    only_first = sum(bool(first[i]) and not second[i] for i in first)
+    only_second = sum(bool(second[i]) and not first[i] for i in first)
+    # Resampling problems only moves how many fall in each of the three kinds (only second right, only first
+    # right, agree), so drawing those counts is the same bootstrap without the n × resamples index array.
+    counts = np.random.default_rng(seed).multinomial(
+        n, [only_second / n, only_first / n, 1 - (only_first + only_second) / n], size=resamples)
+    low, high = np.percentile(100 * (counts[:, 0] - counts[:, 1]) / n, [2.5, 97.5])
+    p = binomtest(only_second, only_first + only_second).pvalue if only_first + only_second else 1.0
+    return {"n": n, "difference": 100 * (only_second - only_first) / n, "ci_low": float(low), "ci_high": float(high),
+            "only_first": only_first, "only_second": only_second, "mcnemar_p": float(p)}
 
 
 # -------------------------------------------------------------------------------- Table 4: Easy / Hard

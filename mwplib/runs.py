@@ -24,6 +24,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import pandas as pd
 
 from . import paths
+from .analysis import correctness, paired_difference, percent
 from .models import ModelConfig, build_model, paper_config
 from .problem import Problem, Split
 from .profiles import Profile, get_profile
@@ -434,6 +435,32 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                                      f"trained on {whole.iloc[0]['devices']}")
                 rows.append({**row, "note": "; ".join(notes)})
     return rows
+
+
+def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
+                       pretrained: str = "minilm") -> pd.DataFrame:
+    """R − S per model and dataset on the folds both were run on, paired over the same test problems
+    (:func:`mwplib.analysis.paired_difference`): does the pretrained encoder help beyond fold noise?
+    (notebook 01_baselines; the paper claims R beats S for every model.)"""
+    by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
+    columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "95 % interval",
+               "only S right", "only R right", "McNemar p"]
+    rows = []
+    for model in models:
+        for dataset in datasets:
+            scratch, tuned = by_cell.get((model, "scratch", dataset), {}), by_cell.get((model, pretrained, dataset), {})
+            folds = sorted(set(scratch) & set(tuned))
+            if not folds:
+                continue
+            s, r = (correctness(runs[f] for f in folds) for runs in (scratch, tuned))
+            test = paired_difference(s, r)
+            rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
+                         f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["only_first"],
+                         test["only_second"], test["mcnemar_p"]))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def learning_curves(records: Sequence[dict[str, Any]]) -> Any:

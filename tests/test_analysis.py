@@ -103,3 +103,18 @@ def test_accuracy_by_numbers_lists_other_counts() -> None:
     assert frame.loc["3", "n"] == 1 and frame.loc["3", "accuracy"] == 0.0
     assert frame.loc["4", "n"] == 0 and math.isnan(frame.loc["4", "accuracy"])
     assert frame.loc["other", "n"] == 1 and frame.loc["other", "accuracy"] == 100.0
+
+
+def test_paired_difference_counts_disagreements_and_brackets_the_difference() -> None:
+    from mwplib.analysis import paired_difference
+
+    first = {f"p{i}": i < 60 for i in range(100)}  # 60 % right
+    second = {f"p{i}": i < 50 or 60 <= i < 80 for i in range(100)}  # 70 % right: 10 lost, 20 gained
+    test = paired_difference(first, second)
+    assert (test["n"], test["only_first"], test["only_second"]) == (100, 10, 20)
+    assert test["difference"] == pytest.approx(10.0) and test["ci_low"] < 10.0 < test["ci_high"]
+    assert test["mcnemar_p"] == pytest.approx(0.0987, abs=1e-4)  # two-sided exact binomial, 20 of 30
+    same = paired_difference(first, first)
+    assert (same["difference"], same["ci_low"], same["ci_high"], same["mcnemar_p"]) == (0.0, 0.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="different problems"):
+        paired_difference(first, {"p0": True})

@@ -235,3 +235,16 @@ def test_cli_evaluates_recorded_runs_without_questions_where_their_weights_are(i
     runs.checkpoint_path(records[0]["key"]).unlink()  # recorded evaluations need no weights
     runs.main(command)
     assert "seq2seq S mawps fold 0 without questions:" in capsys.readouterr().out
+
+
+def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
+    def record(embedding: str, fold: int, correct: list[bool]) -> dict:
+        return {"spec": {"model": "gts", "config": {"embedding": embedding}, "dataset": "toy", "fold": fold},
+                "predictions": [{"id": f"{fold}-{i}", "correct": c} for i, c in enumerate(correct)]}
+
+    records = [record("scratch", 0, [True, False, False, True]), record("minilm", 0, [True, True, True, False]),
+               record("scratch", 1, [True, True, True, True])]  # fold 1 has no R run: left out of the pairing
+    row = runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"]).iloc[0]
+    assert (row["folds"], row["n"], row["S"], row["R (MiniLM)"], row["R − S"]) == (1, 4, 50.0, 75.0, 25.0)
+    assert (row["only S right"], row["only R right"]) == (1, 2)
+    assert len(runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
