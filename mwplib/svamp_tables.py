@@ -91,6 +91,8 @@ def _evaluated(runs: Sequence[Mapping[str, Any]], *evaluations: Iterable[Mapping
 
 
 def _folds_note(runs: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, Any]]) -> str:
+    if not runs:
+        return "not run"
     if len(kept) == len(runs):
         return ""
     return (f"{len(runs) - len(kept)} of {len(runs)} folds not evaluated without questions "

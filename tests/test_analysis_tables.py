@@ -45,7 +45,7 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     table3 = st.table_3([fold0], without, grid=grid).set_index(["model", "dataset"])
     assert len(table3) == 4 and table3.loc[("Seq2Seq", "asdiv-a"), "ours"] == 0.0
     assert table3.loc[("GTS", "mawps"), "folds"] == 0 and math.isnan(table3.loc[("GTS", "mawps"), "ours"])
-    assert table3.loc[("GTS", "mawps"), "paper"] == 76.2
+    assert table3.loc[("GTS", "mawps"), "paper"] == 76.2 and table3.loc[("GTS", "mawps"), "note"] == "not run"
     assert len(st.table_4([fold0], without, grid=grid)) == 8  # Easy and Hard per cell
     problems = [Problem("x", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})]
     svamp = run("s", "gts", "scratch", st.SVAMP_DATASET, {"x": True})
