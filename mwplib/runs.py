@@ -169,15 +169,16 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
 
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
-         val_fraction: float = RunSpec.val_fraction) -> pd.DataFrame:
+         val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
-    training problems times the median seconds per problem-epoch recorded on this kind of device (CPU or CUDA)
+    training problems times the median seconds per problem-epoch recorded on `device`'s kind (default: this
+    machine's; "cuda" plans a GPU lease from a CPU box)
     for the same model, embedding and dataset (else any dataset) under a profile that trains on whole splits
     (NaN where none is recorded).
     Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
     between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
-    device = str(pick_device())
+    device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
     for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}"):
         if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
@@ -264,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="override a config field with a Python literal, e.g. --set emb_lr=5e-5 (a probe)")
     parser.add_argument("--plan", action="store_true",
                         help="train nothing: list the runs not recorded yet, with a rough time for each")
+    parser.add_argument("--plan-device", default=None, help="with --plan: time by runs recorded on cpu or cuda")
     parser.add_argument("--jobs", type=int, default=1,
                         help="train this many runs at once, each in its own one-thread process")
     parser.add_argument("--without-questions", action="store_true",
@@ -273,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
     if args.plan:
         missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides,
-                       folds=args.folds, val_fraction=args.val_fraction)
+                       folds=args.folds, val_fraction=args.val_fraction, device=args.plan_device)
         print(missing.to_string(index=False, float_format="{:.0f}".format) if len(missing)
               else "every run of this grid is recorded")
         print(f"about {missing['estimated minutes'].sum() / 60:.1f} h where a timing is recorded; "

@@ -156,6 +156,8 @@ def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> 
     assert list(zip(missing["model"], missing["fold"])) == [("seq2seq", 1), ("transformer", 0), ("transformer", 1)]
     assert missing.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
     assert missing["estimated minutes"][1:].isna().all()  # no transformer run recorded to time it by
+    on_cuda = runs.plan(["seq2seq"], ["scratch"], {"toy": folds}, "full", config_overrides=one_epoch, device="cuda")
+    assert on_cuda.loc[0, "estimated minutes"] == pytest.approx(1e6 / 60)  # a GPU lease planned from this CPU
     elsewhere = runs.plan(["seq2seq"], ["scratch"], {"other": folds}, "full", config_overrides=one_epoch)
     assert elsewhere.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
     assert list(runs.plan(["transformer"], ["scratch"], {"toy": folds}, "full", folds=[1])["fold"]) == [1]
