@@ -171,10 +171,9 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
          val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
-    training problems times the median seconds per problem-epoch recorded on `device`'s kind (default: this
-    machine's; "cuda" plans a GPU lease from a CPU box)
-    for the same model, embedding and dataset (else any dataset) under a profile that trains on whole splits
-    (NaN where none is recorded).
+    training problems times the median seconds per problem-epoch recorded for the same model, embedding and
+    dataset (else any dataset) under a profile that trains on whole splits, on `device`'s kind (default: this
+    machine's; "cuda" plans a GPU lease from a CPU box). NaN where none is recorded.
     Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
     between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
@@ -431,8 +430,9 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
                        "ours, best test epoch (fold minus validation)": peer}
                 if whole_fold is not None and not whole_fold.empty:
                     whole = find(whole_fold, model, embedding, dataset)
-                    row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"]) if len(whole) else None
+                    row[PAPER_PROTOCOL] = None
                     if len(whole):
+                        row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"])
                         notes.append(f"paper's protocol: {int(whole.iloc[0]['folds'])} fold(s), "
                                      f"trained on {whole.iloc[0]['devices']}")
                 rows.append({**row, "note": "; ".join(notes)})
