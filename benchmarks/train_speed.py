@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import time
 from dataclasses import replace
 
@@ -23,6 +24,8 @@ from mwplib.models.encoder import RNNEncoder
 from mwplib.repro import device_name
 from mwplib.train import make_optimizer, pick_device, predict, train_step
 
+#: Batches trained before timing starts.
+WARMUP_BATCHES = 5
 #: Sizes the reference measurements used, per model (hidden, batch size).
 REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
              "constrained": (256, 8)}
@@ -64,17 +67,23 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     model.embedder.tune_only(e.inputs for e in examples)
     optimizer = make_optimizer(model, config)
     model.train()
-    started = time.perf_counter()
+    batches = [collate(examples[start:start + config.batch_size], model.embedder)
+               for start in range(0, len(examples), config.batch_size)]
+    for batch in batches[:WARMUP_BATCHES]:  # first calls allocate and pick kernels: not a steady-state epoch
+        train_step(model, optimizer, batch.to(pick_device(device)))
+    epoch_seconds = []
     for _ in range(epochs):
-        for start in range(0, len(examples), config.batch_size):
-            batch = collate(examples[start:start + config.batch_size], model.embedder).to(pick_device(device))
-            train_step(model, optimizer, batch)
-    train_seconds = (time.perf_counter() - started) / epochs
+        started = time.perf_counter()
+        for batch in batches:
+            train_step(model, optimizer, batch.to(pick_device(device)))
+        epoch_seconds.append(time.perf_counter() - started)
+    train_seconds = statistics.median(epoch_seconds)
     test = [model.prepare(p, target=False) for p in split.test]
     started = time.perf_counter()
     predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
     infer_seconds = time.perf_counter() - started
     return {"batch": config.batch_size, "hidden": hidden, "seconds_per_epoch": train_seconds,
+            "epoch_range": (min(epoch_seconds), max(epoch_seconds)),
             "encoder_gflop": encoder_gflop(model, examples),
             "train_problems_per_s": len(examples) / train_seconds, "infer_problems_per_s": len(test) / infer_seconds}
 
@@ -84,7 +93,8 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(REFERENCE))
     parser.add_argument("--batch-size", type=int, default=None, help="default: the reference's batch size")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=3,
+                        help="timed epochs; the median is reported (epochs on a shared machine vary by 10-20 %%)")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--dataset", default="asdiv-a")
     parser.add_argument("--device", default=None)
@@ -97,7 +107,8 @@ def main() -> None:
     for name in args.models:
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device)
         print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
-              f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch), "
+              f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
+              f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} over {args.epochs}), "
               f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s")
         if row["encoder_gflop"]:
             floor = row["encoder_gflop"] / peak
