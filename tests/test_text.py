@@ -110,3 +110,17 @@ def test_tuned_rows_reload_from_a_state_dict() -> None:
     fresh = TunedRows(torch.zeros(20, 3))
     fresh.load_state_dict(trained.state_dict())
     assert torch.equal(fresh(torch.tensor([2, 5, 9])), trained(torch.tensor([2, 5, 9])))
+
+
+def test_reloading_tuned_rows_keeps_the_parameter_an_optimizer_holds() -> None:
+    """A resumed run loads its state after building the optimizer: the tuned rows must go on training."""
+    saved = TunedRows(torch.randn(20, 3))
+    saved.tune_only([2, 5])
+    rows = TunedRows(saved.frozen.clone())
+    rows.tune_only([2, 5])
+    optimizer = torch.optim.SGD(rows.parameters(), lr=1.0)
+    rows.load_state_dict(saved.state_dict())
+    optimizer.zero_grad()
+    rows(torch.tensor([2])).sum().backward()
+    optimizer.step()
+    assert not torch.equal(rows.weight[2], saved.weight[2])

@@ -98,7 +98,9 @@ class TunedRows(nn.Module):
         return torch.where((slot >= 0)[..., None], F.embedding(slot.clamp(min=0), self.tuned), frozen)
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
-        if (saved := state_dict.get(prefix + "tuned")) is not None:  # a checkpoint tuned its own set of rows
+        saved = state_dict.get(prefix + "tuned")
+        if saved is not None and saved.shape != self.tuned.shape:  # a checkpoint tuned its own set of rows
+            # Only then a new Parameter: one an optimizer already holds (a resumed run) must stay the same object.
             self.tuned = nn.Parameter(self.tuned.new_empty(saved.shape))
         super()._load_from_state_dict(state_dict, prefix, *args)
 
