@@ -26,6 +26,7 @@ import pandas as pd
 from . import paths
 from .analysis import correctness, paired_difference, percent
 from .models import ModelConfig, build_model, paper_config
+from .models.config import ADDED_FIELDS
 from .problem import Problem, Split
 from .profiles import Profile, get_profile
 from .records import SUFFIX, read_record, record_path, write_record
@@ -47,8 +48,10 @@ class RunSpec:
     val_fraction: float = 0.1  # 0: the paper's protocol, training on the whole training fold
 
     def describe(self) -> dict[str, Any]:
+        """What the run's key hashes; a config field added later is left out at the value earlier runs used."""
+        config = {k: v for k, v in asdict(self.config).items() if k not in ADDED_FIELDS or v != ADDED_FIELDS[k]}
         return {**{k: v for k, v in asdict(self).items() if k != "config"},
-                "config": {"class": type(self.config).__name__, **asdict(self.config)}}
+                "config": {"class": type(self.config).__name__, **config}}
 
     def key(self, data_checksum: str) -> str:
         blob = json.dumps({**self.describe(), "data": data_checksum}, sort_keys=True)

@@ -106,17 +106,29 @@ def make_optimizer(model: MWPModel, config: ModelConfig) -> torch.optim.Adam:
     embedder_ids = {id(p) for p in model.embedder_parameters}
     return torch.optim.Adam([
         {"params": [p for p in model.parameters() if id(p) not in embedder_ids], "lr": config.lr},
-        {"params": model.embedder_parameters, "lr": config.emb_lr}], fused=True)
+        {"params": model.embedder_parameters, "lr": config.emb_lr}], weight_decay=config.weight_decay, fused=True)
 
 
-def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch) -> float:
-    """One update (gradients clipped to norm 5); returns the batch loss, NaN/inf included (the caller stops)."""
+def learning_rate_factor(config: ModelConfig, epochs: int, epoch: int) -> float:
+    """The factor on both learning rates in `epoch` (1-based) of a run of `epochs`: halved every
+    `config.lr_halving` of the paper's `config.epochs`, a period scaled to the run's length (so a `quick` run
+    halves as often, relative to its length, as the paper's)."""
+    if config.lr_halving <= 0:
+        return 1.0
+    period = max(1, round(config.lr_halving * epochs / config.epochs))
+    return 0.5 ** ((epoch - 1) // period)
+
+
+def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, max_grad_norm: float = 5.0) -> float:
+    """One update (gradient norm clipped to `max_grad_norm` unless 0); returns the batch loss, NaN/inf included
+    (the caller stops)."""
     loss = model.loss(batch)
     if not math.isfinite(loss.item()):
         return loss.item()
     optimizer.zero_grad()
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+    if max_grad_norm > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
     optimizer.step()
     return loss.item()
 
@@ -155,12 +167,15 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     for epoch in tqdm(range(len(history) + 1, epochs + 1), desc=description or "epochs", disable=not progress,
                       leave=False, initial=len(history), total=epochs):
         model.train()
+        factor = learning_rate_factor(config, epochs, epoch)
+        for group, base in zip(optimizer.param_groups, (config.lr, config.emb_lr)):
+            group["lr"] = base * factor
         order = list(range(len(fit_ex)))
         order_rng.shuffle(order)
         started, total = time.perf_counter(), 0.0
         for step, start in enumerate(range(0, len(order), config.batch_size)):
             batch = collate([fit_ex[i] for i in order[start:start + config.batch_size]], model.embedder)
-            loss = train_step(model, optimizer, batch.to(next(model.parameters()).device))
+            loss = train_step(model, optimizer, batch.to(next(model.parameters()).device), config.max_grad_norm)
             if not math.isfinite(loss):
                 raise TrainingDiverged(f"{description}: loss {loss} at epoch {epoch}, batch {step}")
             total += loss * len(batch.ids)

@@ -250,3 +250,13 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
     assert (row["folds"], row["n"], row["S"], row["R (MiniLM)"], row["R − S"]) == (1, 4, 50.0, 75.0, 25.0)
     assert (row["only S right"], row["only R right"]) == (1, 2)
     assert len(runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
+
+
+def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
+    """A field at the value every earlier run used stays out of the key: the committed records are still found."""
+    split = runs.dataset_splits("asdiv-a")[2]
+    spec = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full")
+    assert "weight_decay" not in spec.describe()["config"]
+    assert runs.recorded(spec, split.train, split.test, "full") is not None  # trained before the fields existed
+    probe = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", weight_decay=1e-5)
+    assert probe.describe()["config"]["weight_decay"] == 1e-5 and probe.key("x") != spec.key("x")

@@ -1,17 +1,20 @@
 """The training loop: determinism under a seed, divergence detection, validation carving."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 
 from mwplib.models import build_model
-from mwplib.train import TrainingDiverged, split_validation, train_model
+from mwplib.models import paper_config
+from mwplib.train import TrainingDiverged, learning_rate_factor, split_validation, train_model
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
-def _train(seed: int, name: str = "gts", epochs: int = 2, resume=None):
+def _train(seed: int, name: str = "gts", epochs: int = 2, resume=None, **overrides):
     problems = toy_problems(12)
-    config = fast_config(name)
+    config = fast_config(name, **overrides)
     return train_model(build_model(name, config, problems, seed), problems, problems[:6], config, epochs=epochs,
                        seed=seed, beam=2, val_fraction=0.25, progress=False, resume=resume)
 
@@ -52,3 +55,21 @@ def test_nan_loss_stops_training_with_a_clear_error() -> None:
         model.decoder_net.out.bias[0] = float("nan")  # what an exploding update leaves behind
     with pytest.raises(TrainingDiverged, match="epoch"):
         train_model(model, problems, problems, config, epochs=5, seed=0, beam=1, val_fraction=0.0, progress=False)
+
+
+def test_learning_rates_halve_every_period_scaled_to_the_run() -> None:
+    config = replace(paper_config("gts"), epochs=60, lr_halving=20)
+    assert [learning_rate_factor(config, 60, e) for e in (1, 20, 21, 40, 41, 60)] == [1, 1, .5, .5, .25, .25]
+    assert [learning_rate_factor(config, 15, e) for e in (5, 6, 11)] == [1, .5, .25]  # quick: a quarter
+    assert learning_rate_factor(paper_config("gts"), 60, 60) == 1.0  # the default: constant
+
+
+def test_the_reference_codes_recipe_changes_training_and_resumes_exactly(tmp_path) -> None:
+    """Weight decay, halving (here after epoch 1: 30 of the paper's 60 epochs in a run of 2) and no clipping."""
+    recipe = {"weight_decay": 1e-2, "lr_halving": 30, "max_grad_norm": 0.0}
+    straight = _train(0, epochs=2, **recipe)
+    assert [h["loss"] for h in straight.history] != [h["loss"] for h in _train(0, epochs=2).history]
+    _train(0, epochs=1, resume=tmp_path / "run.pt", **recipe)
+    resumed = _train(0, epochs=2, resume=tmp_path / "run.pt", **recipe)
+    assert resumed.resumed_after == 1
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
