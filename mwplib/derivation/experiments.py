@@ -25,7 +25,8 @@ from mwplib.profiles import Profile
 PAPER_EPOCHS = 10  # the paper does not state its perceptron epochs; our choice, scaled by the profile
 DATASETS = ("alg514", "draw", "dolphin")  # Table 3 order
 
-PAPER_TABLE2 = {"draw": (21, 329, 224), "alg514": (23, 30, 24), "dolphin": (35, 273, 203)}
+#: Table 2: ambiguity (%), templates before and after reconciliation, and "% reduction" as printed (rounded there).
+PAPER_TABLE2 = {"draw": (21, 329, 224, 32), "alg514": (23, 30, 24, 20), "dolphin": (35, 273, 203, 25)}
 PAPER_TABLE3 = {("alg514", "TE"): (76.2, 72.7, 75.5), ("alg514", "TD"): (78.4, 73.9, 77.8),
                 ("draw", "TE"): (52.0, 48.0, 48.0), ("draw", "TD"): (55.0, 48.0, 53.0),
                 ("dolphin", "TE"): (55.1, 50.1, 44.2), ("dolphin", "TD"): (57.5, 36.8, 54.9)}
@@ -65,8 +66,7 @@ def template_statistics(datasets: Sequence[str] = ("draw", "alg514", "dolphin"))
         ambiguity = 100 * sum(map(has_alignment_ambiguity, problems)) / len(problems)
         paper = PAPER_TABLE2[name]
         values = (len(problems), ambiguity, before, after, 100 * (before - after) / before)
-        references = ({"draw": 1000, "alg514": 514, "dolphin": 832}[name], *paper,
-                      100 * (paper[1] - paper[2]) / paper[1])
+        references = ({"draw": 1000, "alg514": 514, "dolphin": 832}[name], *paper)
         for stat, ours, ref in zip(_STATISTICS, values, references):
             rows.append({"dataset": NAMES[name], "statistic": stat, "paper": ref, "ours": ours})
         extra[f"{name}_release_template_strings"] = len({t.key for t in templates})
