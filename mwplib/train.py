@@ -120,15 +120,16 @@ def learning_rate_factor(config: ModelConfig, epochs: int, epoch: int) -> float:
 
 
 def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, max_grad_norm: float = 5.0) -> float:
-    """One update (gradient norm clipped to `max_grad_norm` unless 0); returns the batch loss, NaN/inf included
-    (the caller stops)."""
+    """One update (gradient norm clipped to `max_grad_norm` unless 0); returns the batch loss, or NaN when the loss
+    or the gradient is not finite (the caller stops; no update is made, so the weights stay sound)."""
     loss = model.loss(batch)
     if not math.isfinite(loss.item()):
         return loss.item()
     optimizer.zero_grad()
     loss.backward()
-    if max_grad_norm > 0:
-        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm if max_grad_norm > 0 else math.inf)
+    if not math.isfinite(norm.item()):
+        return math.nan
     optimizer.step()
     return loss.item()
 
@@ -177,7 +178,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
             batch = collate([fit_ex[i] for i in order[start:start + config.batch_size]], model.embedder)
             loss = train_step(model, optimizer, batch.to(next(model.parameters()).device), config.max_grad_norm)
             if not math.isfinite(loss):
-                raise TrainingDiverged(f"{description}: loss {loss} at epoch {epoch}, batch {step}")
+                raise TrainingDiverged(f"{description}: loss {loss} (or a non-finite gradient) at epoch {epoch}, "
+                                       f"batch {step}")
             total += loss * len(batch.ids)
         seconds = time.perf_counter() - started
         train_seconds += seconds

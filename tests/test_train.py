@@ -1,6 +1,7 @@
 """The training loop: determinism under a seed, divergence detection, validation carving."""
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -8,7 +9,9 @@ import torch
 
 from mwplib.models import build_model
 from mwplib.models import paper_config
-from mwplib.train import TrainingDiverged, learning_rate_factor, split_validation, train_model
+from mwplib.models.base import collate
+from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer, split_validation,
+                          train_model, train_step)
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
@@ -73,3 +76,17 @@ def test_the_reference_codes_recipe_changes_training_and_resumes_exactly(tmp_pat
     resumed = _train(0, epochs=2, resume=tmp_path / "run.pt", **recipe)
     assert resumed.resumed_after == 1
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
+
+
+def test_a_finite_loss_with_infinite_gradients_makes_no_update() -> None:
+    """sqrt at 0 has a finite value and an infinite slope: the step reports NaN and leaves the weights alone."""
+    problems = toy_problems(4)
+    config = fast_config("seq2seq", max_grad_norm=0.0)
+    model = build_model("seq2seq", config, problems)
+    optimizer = make_optimizer(model, config)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    weight = next(model.parameters())
+    model.loss = lambda batch: torch.sqrt(weight - weight.detach()).sum()
+    batch = collate([model.prepare(p) for p in problems], model.embedder)
+    assert math.isnan(train_step(model, optimizer, batch))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
