@@ -385,7 +385,7 @@ def _augmented() -> tuple[Split, ...]:
 
 
 def load_cv_svamp_augmented() -> list[Split]:
-    """SVAMP's 5-fold CV on SVAMP itself, training on MAWPS + ASDiv-A + the other SVAMP folds (Table 11)."""
+    """SVAMP's 5-fold CV on SVAMP itself, training on MAWPS + ASDiv-A + the other SVAMP folds (§5.3, notebook 04)."""
     return list(_augmented())
 
 
