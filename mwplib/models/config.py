@@ -19,7 +19,8 @@ class ModelConfig:
     epochs: int = 60
     # How SVAMP's released code optimises (not in the paper's text): its GTS and Graph2Tree use weight decay 1e-5,
     # halve both learning rates every 20 epochs and do not clip; its Seq2Seq, Transformer and Constrained clip at
-    # 0.25. Our defaults below are what every recorded run trained with; `--set` probes the code's recipe.
+    # 0.25 (its Transformer also uses AdamW's decoupled decay of 0.01, which `weight_decay`, Adam's L2, is not).
+    # Our defaults below are what every recorded run trained with; `--set` probes the code's recipe.
     weight_decay: float = 0.0  # Adam's L2 penalty
     lr_halving: int = 0  # halve both learning rates every this many of `epochs` (scaled with a profile); 0: never
     max_grad_norm: float = 5.0  # clip the gradient norm to this; 0: no clipping
