@@ -258,14 +258,27 @@ def table_15(svamp_runs: Sequence[Mapping[str, Any]], svamp: Sequence[Problem],
     return paper_vs_ours(rows, keys=["dataset", "model", "numbers", "n"])
 
 
-def svamp_cv_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+#: Column of the §5.3 table: the same test problems, solved by the same model trained on MAWPS + ASDiv-A only.
+WITHOUT_SVAMP = "same problems, trained without SVAMP"
+
+
+def svamp_cv_table(records: Sequence[Mapping[str, Any]],
+                   svamp_records: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
     """§5.3 (notebook 04): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
     accuracy (%) per model beside the paper's "about 65 %" for its best model (an empty table when the
-    experiment was not run)."""
+    experiment was not run). With `svamp_records` (Table 10's runs, trained without SVAMP), a column gives the
+    same model's accuracy on the same test problems: what SVAMP in the training data adds, paired."""
     keys = ["model", "emb", "folds", "n"]
-    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs),
-             "n": sum(r["n_test"] for r in runs), "paper": PAPER_SVAMP_CV, "ours": percent(correctness(runs))}
-            for (m, e, _), runs in group_runs(records).items()]
+    without = {(m, e): correctness(runs) for (m, e, _), runs in group_runs(svamp_records).items()}
+    rows = []
+    for (m, e, _), runs in group_runs(records).items():
+        tested = correctness(runs)
+        baseline = without.get((m, e), {})
+        row = {"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs), "n": len(tested),
+               "paper": PAPER_SVAMP_CV, "ours": percent(tested)}
+        if svamp_records:
+            row[WITHOUT_SVAMP] = percent({i: baseline[i] for i in tested}) if set(tested) <= set(baseline) else None
+        rows.append(row)
     return paper_vs_ours(rows, keys=keys) if rows else pd.DataFrame(columns=[*keys, "paper", "ours", "Δ"])
 
 

@@ -104,6 +104,18 @@ def test_svamp_cv_table_is_empty_without_runs() -> None:
     assert st.svamp_cv_table([]).empty
 
 
+def test_svamp_cv_table_pairs_each_model_with_its_run_trained_without_svamp() -> None:
+    fold0 = run("c0", "gts", "scratch", "cv_svamp_augmented", {"a": True, "b": True})
+    fold1 = run("c1", "gts", "scratch", "cv_svamp_augmented", {"c": True, "d": False})
+    trained_without = run("s", "gts", "scratch", "mawps-asdiv-a_svamp", {"a": True, "b": False, "c": False,
+                                                                          "d": False, "e": True})
+    row = st.svamp_cv_table([fold0, fold1], [trained_without]).iloc[0]
+    assert (row["folds"], row["n"], row["paper"]) == (2, 4, 65.0)
+    assert row["ours"] == pytest.approx(75.0) and row[st.WITHOUT_SVAMP] == pytest.approx(25.0)
+    other = run("t", "transformer", "scratch", "cv_svamp_augmented", {"a": True})
+    assert st.svamp_cv_table([other], [trained_without])[st.WITHOUT_SVAMP].isna().all()  # no such run
+
+
 def test_tables_5_and_12() -> None:
     folds = [run("a0", "constrained", "scratch", "mawps", {"a": True, "b": False}),
              run("a1", "constrained", "scratch", "mawps", {"c": True, "d": True})]
