@@ -62,7 +62,8 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     split = load_cv(dataset)[0]
     hidden, ref_batch = REFERENCE[name]
     config = replace(paper_config(name), hidden=hidden, batch_size=batch_size or ref_batch)
-    model = build_model(name, config, split.train).to(pick_device(device))
+    target = pick_device(device)
+    model = build_model(name, config, split.train).to(target)
     examples = [model.prepare(p) for p in split.train]
     model.embedder.tune_only(e.inputs for e in examples)
     optimizer = make_optimizer(model, config)
@@ -70,12 +71,12 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     batches = [collate(examples[start:start + config.batch_size], model.embedder)
                for start in range(0, len(examples), config.batch_size)]
     for batch in batches[:WARMUP_BATCHES]:  # first calls allocate and pick kernels: not a steady-state epoch
-        train_step(model, optimizer, batch.to(pick_device(device)))
+        train_step(model, optimizer, batch.to(target))
     epoch_seconds = []
     for _ in range(epochs):
         started = time.perf_counter()
         for batch in batches:
-            train_step(model, optimizer, batch.to(pick_device(device)))
+            train_step(model, optimizer, batch.to(target))
         epoch_seconds.append(time.perf_counter() - started)
     train_seconds = statistics.median(epoch_seconds)
     test = [model.prepare(p, target=False) for p in split.test]

@@ -7,8 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from mwplib.models import build_model
-from mwplib.models import paper_config
+from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer, split_validation,
                           train_model, train_step)
