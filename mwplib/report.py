@@ -36,7 +36,7 @@ def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = 
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out / f"{name}.csv", index=False)
     (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt) + "\n")
-    _write_manifest(out, profile)
+    _write_manifest(out, profile, name)
     return out / f"{name}.csv"
 
 
@@ -51,16 +51,17 @@ def save_figure(fig: Any, name: str, profile: str) -> Path:
 
 
 def record(notebook: str, profile: str, **metrics: float | int | str) -> Path:
-    """Merge headline metrics into results/metrics/<profile>/<notebook>.json (read back by the tests)."""
-    out = paths.metrics_dir(profile)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{notebook}.json"
-    current = json.loads(path.read_text()) if path.exists() else {}
+    """Write a notebook's headline metrics to results/metrics/<profile>/<notebook>.json (read back by the tests).
+
+    The file is replaced, not merged: a notebook records everything in one call, and a metric of a run since
+    removed must not outlive it."""
     for key, value in metrics.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"metric {key} of {notebook} is {value}")
-        current[key] = value
-    path.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+    out = paths.metrics_dir(profile)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{notebook}.json"
+    path.write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -71,5 +72,11 @@ def load_metrics(notebook: str, profile: str) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def _write_manifest(folder: Path, profile: str) -> None:
-    (folder / "MANIFEST.json").write_text(json.dumps(run_manifest(profile), indent=1, sort_keys=True) + "\n")
+def _write_manifest(folder: Path, profile: str, table: str) -> None:
+    """The folder's MANIFEST.json: the environment of the latest render, and under ``tables`` the commit each
+    table was written at (notebooks render at different commits into one folder)."""
+    path = folder / "MANIFEST.json"
+    tables = json.loads(path.read_text()).get("tables", {}) if path.exists() else {}
+    manifest = run_manifest(profile)
+    manifest["tables"] = {**tables, table: manifest["git"]}
+    path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

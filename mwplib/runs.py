@@ -130,6 +130,8 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
                          "train_problems_per_s": result.train_problems_per_s,
                          "infer_problems_per_s": result.infer_problems_per_s},
               "history": result.history, "predictions": result.records, "manifest": run_manifest(prof.name, spec.seed)}
+    for stale in path.parent.glob(f"{key}-on-*"):  # evaluations of the weights this run replaces
+        stale.unlink()
     write_record(path, record)
     resume.unlink(missing_ok=True)
     return record

@@ -121,8 +121,9 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
 
 def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
             grid: Grid = ((), (), ())) -> pd.DataFrame:
-    """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems; every
-    cell of `grid` (models, embeddings, datasets) gets its rows, run or not."""
+    """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems, pooled
+    over the `folds` evaluated both ways; every cell of `grid` (models, embeddings, datasets) gets its rows, run
+    or not."""
     rows = []
     for (model, embedding, dataset), runs in group_runs(records, *grid).items():
         kept, (bare,) = _evaluated(runs, without)
@@ -130,10 +131,10 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
         paper = PAPER_TABLE_4.get((model, dataset)) if embedding != "scratch" else None
         for i, part in enumerate(("easy", "hard")):
             rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
-                         "dataset": dataset, "part": part.capitalize(), "n": cells[f"{part}_n"],
+                         "dataset": dataset, "folds": len(kept), "part": part.capitalize(), "n": cells[f"{part}_n"],
                          "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"],
                          "note": _folds_note(runs, kept)})
-    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "part", "n"])
+    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"])
 
 
 def plot_with_without(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> Any:
@@ -193,10 +194,11 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
             paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
             kept, (bare,) = _evaluated(runs, without)
             rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
-                         "emb": embedding_label(embedding), "with question": percent(correctness(kept)),
+                         "emb": embedding_label(embedding), "folds": len(kept),
+                         "with question": percent(correctness(kept)),
                          "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
                          "note": _folds_note(runs, kept)})
-    return paper_vs_ours(rows, keys=["test set", "model", "emb", "with question"])
+    return paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"])
 
 
 def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -232,15 +234,17 @@ def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
 def table_ablation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
                    by: Literal["category", "variation"]) -> pd.DataFrame:
     """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model (notebook 04): the
-    number of removed examples and the change in accuracy (points), each beside the paper."""
+    number of removed examples and the change in accuracy (points), each beside the paper (whose best model is
+    Graph2Tree with RoBERTa); column ``model`` names ours."""
     correct = correctness(runs)
     frame = removal_ablation(scored_problems(problems, correct), correct, by=by)
     paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
+    model = describe_run(runs).split(" on ")[0]
     rows = []
     for _, row in frame.iterrows():
         for i, measure in enumerate(("# removed", "change in accuracy")):
             rows.append({"removed " + by: row["label"], "measure": measure, "paper": paper[row["group"]][i],
-                         "ours": row["removed"] if i == 0 else row["change"]})
+                         "ours": row["removed"] if i == 0 else row["change"], "model": model})
     return paper_vs_ours(rows, keys=["removed " + by, "measure"])
 
 
@@ -265,7 +269,7 @@ WITHOUT_SVAMP = "same problems, trained without SVAMP"
 def svamp_cv_table(records: Sequence[Mapping[str, Any]],
                    svamp_records: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
     """§5.3 (notebook 04): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
-    accuracy (%) per model beside the paper's "about 65 %" for its best model (an empty table when the
+    accuracy (%) per model, the paper's "about 65 %" for its best model beside our best (an empty table when the
     experiment was not run). With `svamp_records` (Table 10's runs, trained without SVAMP), a column gives the
     same model's accuracy on the same test problems: what SVAMP in the training data adds, paired."""
     keys = ["model", "emb", "folds", "n"]
@@ -275,10 +279,12 @@ def svamp_cv_table(records: Sequence[Mapping[str, Any]],
         tested = correctness(runs)
         baseline = without.get((m, e), {})
         row = {"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs), "n": len(tested),
-               "paper": PAPER_SVAMP_CV, "ours": percent(tested)}
+               "paper": None, "ours": percent(tested)}
         if svamp_records:
             row[WITHOUT_SVAMP] = percent({i: baseline[i] for i in tested}) if set(tested) <= set(baseline) else None
         rows.append(row)
+    if rows:  # the paper gives one number, for its best model: it goes beside ours
+        max(rows, key=lambda row: row["ours"])["paper"] = PAPER_SVAMP_CV
     return paper_vs_ours(rows, keys=keys) if rows else pd.DataFrame(columns=[*keys, "paper", "ours", "Δ"])
 
 

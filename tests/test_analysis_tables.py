@@ -36,6 +36,7 @@ def test_tables_3_and_4_pool_folds() -> None:
     assert table4.loc["Easy", "n"] == 2 and table4.loc["Easy", "ours"] == pytest.approx(50.0)
     assert table4.loc["Hard", "n"] == 3 and table4.loc["Hard", "ours"] == pytest.approx(200 / 3)
     assert (table4.loc["Easy", "paper"], table4.loc["Hard", "paper"]) == (91.3, 56.1)
+    assert (table4["folds"] == 2).all()  # a cell pooling fewer folds than the paper's says so
 
 
 def test_cells_not_run_keep_their_paper_values() -> None:
@@ -78,6 +79,7 @@ def test_folds_without_an_evaluation_are_left_out_and_said() -> None:
     assert alone.loc[0, "note"].startswith("1 of 1 folds")
     table11 = st.table_11([], [], without, [fold0, fold1], ["gts"], ["minilm"]).set_index("test set")
     assert table11.loc["ASDiv-A w/o questions", "ours"] == 50.0
+    assert table11.loc["ASDiv-A w/o questions", "folds"] == 1
     assert table11.loc["ASDiv-A w/o questions", "note"].startswith("1 of 2")
 
 
@@ -93,6 +95,7 @@ def test_best_run_and_ablation_table() -> None:
     assert st.describe_run(best) == "GTS (S) on svamp" and st.model_of(best) == ("gts", "scratch")
     table = st.table_ablation(best, problems, "category").set_index(["removed category", "measure"])
     assert table.loc[("Question Sensitivity", "# removed"), "ours"] == 2
+    assert (table["model"] == "GTS (S)").all()  # the paper's best model is another: ours is named
     assert table.loc[("Question Sensitivity", "# removed"), "paper"] == 462
     assert table.loc[("Question Sensitivity", "change in accuracy"), "ours"] == pytest.approx(0 - 200 / 3)
     assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
@@ -114,6 +117,9 @@ def test_svamp_cv_table_pairs_each_model_with_its_run_trained_without_svamp() ->
     assert row["ours"] == pytest.approx(75.0) and row[st.WITHOUT_SVAMP] == pytest.approx(25.0)
     other = run("t", "transformer", "scratch", "cv_svamp_augmented", {"a": True})
     assert st.svamp_cv_table([other], [trained_without])[st.WITHOUT_SVAMP].isna().all()  # no such run
+    weaker = run("t", "transformer", "scratch", "cv_svamp_augmented", {"a": False})
+    both = st.svamp_cv_table([fold0, fold1, weaker]).set_index("model")
+    assert both.loc["GTS", "paper"] == 65.0 and math.isnan(both.loc["Transformer", "paper"])  # best beside best
 
 
 def test_tables_5_and_12() -> None:

@@ -1,3 +1,4 @@
+import json
 import math
 
 import pytest
@@ -27,12 +28,14 @@ def test_save_table_writes_csv_markdown_and_manifest(tmp_root):
     csv = report.save_table(frame, "t", "smoke")
     assert csv.read_text().splitlines()[0] == "k,paper,ours,Δ"
     assert "| k" in csv.with_suffix(".md").read_text()
-    assert '"profile": "smoke"' in (csv.parent / "MANIFEST.json").read_text()
+    report.save_table(frame, "u", "smoke")
+    manifest = json.loads((csv.parent / "MANIFEST.json").read_text())
+    assert manifest["profile"] == "smoke" and set(manifest["tables"]) == {"t", "u"}  # each table's commit kept
 
 
-def test_record_merges_and_rejects_nan(tmp_root):
-    report.record("nb", "smoke", a=1)
-    report.record("nb", "smoke", b=0.5)
+def test_record_replaces_and_rejects_nan(tmp_root):
+    report.record("nb", "smoke", a=1, gone=2.0)
+    report.record("nb", "smoke", a=1, b=0.5)  # a rerun without the `gone` run must not keep its metric
     assert report.load_metrics("nb", "smoke") == {"a": 1, "b": 0.5}
     with pytest.raises(ValueError, match="nan"):
         report.record("nb", "smoke", c=float("nan"))

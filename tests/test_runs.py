@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from mwplib import paths, runs
+from mwplib import paths, runs, transfer
 from mwplib.models.base import collate
 from mwplib.problem import Split
 from mwplib.records import read_record, write_record
@@ -40,8 +40,12 @@ def test_cached_run_is_reused_and_changed_config_is_not(isolated) -> None:
     assert runs.run(changed, problems, problems[:4], "full", progress=False)["key"] != first["key"]
     other_data = runs.run(_spec(), problems[1:], problems[:4], "full", progress=False)
     assert other_data["key"] != first["key"]
+    evaluation = transfer.evaluate_on(first, problems[:4], "full", "again")
+    evaluations = list(path.parent.glob(f"{first['key']}-on-*"))
+    assert len(evaluations) == 1 and evaluation["run"] == first["key"]
     runs.run(_spec(), problems, problems[:4], "full", force=True, progress=False)
     assert path.stat().st_mtime_ns != mtime
+    assert not evaluations[0].exists()  # made with the replaced weights: it must not pair with the new run
 
 
 def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
