@@ -60,19 +60,20 @@ def solve_examples(solver: Solver, examples: Sequence[PaperExample]) -> tuple[pd
     attended word, beside the paper's. `paper`/`ours` are 1 (correct) or 0; also returns each `Solution`
     (for heatmaps)."""
     rows, solutions = [], {}
+    emb = runs.embedding_label(solver.model.config.embedding)
     for example in examples:
         problem = example.problem()
         solution = solver.solve(example.text, problem.numbers)
         solutions[example.id] = solution
         word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
         correct = answer_correct(solution.prefix, problem.numbers, problem.answer)
-        rows.append({"id": example.id, "text": example.text, "gold": example.gold,
+        rows.append({"id": example.id, "emb": emb, "text": example.text, "gold": example.gold,
                      "paper": int(example.paper_correct), "ours": int(correct),
                      "paper equation": example.paper_prediction, "our equation": solution.equation,
                      "our answer": solution.answer, "paper top word": example.paper_top_word,
                      "our top word": word, "weight": weight,
                      "gold slots": " ".join(problem.prefix), "predicted slots": " ".join(solution.prefix)})
-    return paper_vs_ours(rows, keys=["id", "text", "gold"]), solutions
+    return paper_vs_ours(rows, keys=["id", "emb", "text", "gold"]), solutions
 
 
 def pair_statistics(table: pd.DataFrame) -> dict[str, Any]:

@@ -79,15 +79,10 @@ def quantity_graphs(words: Sequence[str], num_pos: Sequence[int], numbers: Seque
                                          tuple(sorted((b, a) for a, b in greater))))
 
 
-def problem_graphs(problem: Problem) -> QuantityGraphs:
-    encoded = encode_text(problem.text, problem.numbers, problem.source)
-    return quantity_graphs(encoded.words, encoded.num_pos, problem.numbers)
-
-
 def cell_agreement(problems: Iterable[Problem]) -> dict[str, float]:
     """Agreement of our quantity cells with the CSVs' `group_nums` (word indices of the masked CSV text),
     over problems whose tokenisation matches the CSV's word count: mean Jaccard, precision and recall of
-    the cell words, and how many problems were compared / skipped."""
+    the cell words, and how many problems were compared / skipped (notebook 01)."""
     jaccard = precision = recall = 0.0
     compared = skipped = 0
     for problem in problems:

@@ -165,13 +165,14 @@ def majority_template_baseline_splits(splits: Iterable[Split]) -> float:
 
 
 #: SVAMP's Majority Template Baseline as published (Table 2: 5-fold CV; Table 12: MAWPS+ASDiv-A → SVAMP), in %.
-MAJORITY_BASELINE_PAPER = {"MAWPS": 17.7, "ASDiv-A": 21.2, "SVAMP": 11.7}
+MAJORITY_BASELINE_PAPER = {"mawps": 17.7, "asdiv-a": 21.2, "svamp": 11.7}
 
 
 def majority_baseline_table(splits: Mapping[str, Sequence[Split]]) -> pd.DataFrame:
-    """Majority template baseline (%) per dataset beside SVAMP's Tables 2 and 12 (notebook 00_datasets)."""
+    """Majority template baseline (%) per dataset (any case: "MAWPS" or "mawps") beside SVAMP's Tables 2 and 12
+    (notebooks 00_datasets and 01_baselines)."""
     rows = [{"dataset": name, "splits": len(folds), "test problems": sum(len(s.test) for s in folds),
-             "paper": MAJORITY_BASELINE_PAPER.get(name), "ours": 100 * majority_template_baseline_splits(folds)}
+             "paper": MAJORITY_BASELINE_PAPER.get(name.lower()), "ours": 100 * majority_template_baseline_splits(folds)}
             for name, folds in splits.items()]
     return paper_vs_ours(rows, keys=["dataset", "splits", "test problems"])
 

@@ -28,7 +28,7 @@ from .analysis import correctness, paired_difference, percent
 from .models import ModelConfig, build_model, paper_config
 from .models.config import ADDED_FIELDS
 from .problem import Problem, Split
-from .profiles import Profile, get_profile
+from .profiles import PROFILES, Profile, get_profile
 from .records import SUFFIX, read_record, record_path, write_record
 from .repro import run_manifest
 from .solver import save_checkpoint
@@ -156,8 +156,8 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
              train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
              folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction
              ) -> list[dict[str, Any]]:
-    """Every model × embedding × dataset × profile fold (resuming from the cache). A dataset given as a
-    single split (a fixed train → test partition) runs once, whatever the profile's folds. With
+    """Every model × embedding × dataset × profile fold (resuming from the cache; notebooks 01–04). A dataset
+    given as a single split (a fixed train → test partition) runs once, whatever the profile's folds. With
     `train_missing=False` only recorded runs are returned (render what exists, in seconds);
     `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`);
     `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the
@@ -257,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--profile", default="quick", choices=sorted(PROFILES))
     parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
     parser.add_argument("--embeddings", nargs="+", default=["scratch"])
     parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"])
@@ -323,7 +323,7 @@ def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]],
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per model × embedding × dataset: accuracies pooled over all test problems of its folds
-    (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold)."""
+    (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold); notebook 01."""
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rec in records:
         spec = rec["spec"]
@@ -388,10 +388,6 @@ PAPER_ACCURACY: dict[tuple[str, str, str], float] = {
 }
 
 
-#: SVAMP Table 2, Majority Template Baseline (%).
-PAPER_MAJORITY: dict[str, float] = {"mawps": 17.7, "asdiv-a": 21.2}
-
-
 def embedding_label(embedding: str) -> str:
     """"S" for scratch; "R (MiniLM)" etc. for a pretrained encoder, so no table passes MiniLM off as RoBERTa."""
     if embedding == "scratch":
@@ -444,17 +440,28 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
     return rows
 
 
+def paper_pretraining_gain(model: str, dataset: str) -> float | None:
+    """The paper's R (RoBERTa) − S accuracy, in points: Tables 2/16, or Table 10/18 for SVAMP."""
+    if dataset == SVAMP_DATASET:
+        from .svamp_tables import PAPER_TABLE_10  # imported here: svamp_tables builds on this module
+
+        scratch, tuned = PAPER_TABLE_10[model]["Full Set"] if model in PAPER_TABLE_10 else (None, None)
+    else:
+        scratch, tuned = (PAPER_ACCURACY.get((model, e, dataset)) for e in "SR")
+    return None if scratch is None or tuned is None else round(tuned - scratch, 1)
+
+
 def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
                        pretrained: str = "minilm") -> pd.DataFrame:
     """R − S per model and dataset on the folds both were run on, paired over the same test problems
-    (:func:`mwplib.analysis.paired_difference`): does the pretrained encoder help beyond fold noise?
-    (notebook 01_baselines; the paper claims R beats S for every model.)"""
+    (:func:`mwplib.analysis.paired_difference`), beside the paper's R − S: does the pretrained encoder help
+    beyond fold noise? (notebooks 01_baselines and 04_svamp; the paper claims R beats S for every model.)"""
     by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
     for rec in records:
         spec = rec["spec"]
         by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
-    columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "95 % interval",
-               "only S right", "only R right", "McNemar p"]
+    columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "paper R − S",
+               "95 % interval", "only S right", "only R right", "McNemar p"]
     rows = []
     for model in models:
         for dataset in datasets:
@@ -465,13 +472,14 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
             s, r = (correctness(runs[f] for f in folds) for runs in (scratch, tuned))
             test = paired_difference(s, r)
             rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
-                         f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["only_first"],
-                         test["only_second"], test["mcnemar_p"]))
+                         paper_pretraining_gain(model, dataset), f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]",
+                         test["only_first"], test["only_second"], test["mcnemar_p"]))
     return pd.DataFrame(rows, columns=columns)
 
 
 def learning_curves(records: Sequence[dict[str, Any]]) -> Any:
-    """Validation and test accuracy per epoch of every run (fold 0 where several), one panel per dataset."""
+    """Validation and test accuracy per epoch of every run (fold 0 where several), one panel per dataset
+    (notebook 01's figure)."""
     import matplotlib.pyplot as plt
 
     datasets = sorted({r["spec"]["dataset"] for r in records})
@@ -492,7 +500,7 @@ def learning_curves(records: Sequence[dict[str, Any]]) -> Any:
 
 def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
     """Test accuracy by number of operators in the gold equation, per model × embedding × dataset (pooled
-    over folds), via :func:`mwplib.metrics.accuracy_by`."""
+    over folds), via :func:`mwplib.metrics.accuracy_by` (notebook 01's figure)."""
     from .metrics import accuracy_by
 
     by_id = {p.id: p for p in problems}

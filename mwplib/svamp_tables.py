@@ -384,6 +384,6 @@ def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], tes
              "ours": percent(correctness(runs))} for (m, e, _), runs in groups.items()]
     run = next((runs for runs in groups.values() if runs), [])
     evaluated = scored_problems(test, correctness(run)) if run else list(test)
-    rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["SVAMP"],
+    rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"],
                  "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
     return paper_vs_ours(rows, keys=["model", "emb"])

@@ -254,6 +254,9 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
     assert (row["folds"], row["n"], row["S"], row["R (MiniLM)"], row["R − S"]) == (1, 4, 50.0, 75.0, 25.0)
     assert (row["only S right"], row["only R right"]) == (1, 2)
     assert len(runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
+    assert row["paper R − S"] is None  # the paper has no "toy"
+    assert runs.paper_pretraining_gain("gts", "asdiv-a") == 9.8  # Table 2: 81.2 − 71.4
+    assert runs.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
 
 
 def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:

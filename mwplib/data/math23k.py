@@ -1,6 +1,6 @@
 """Math23K (Wang et al. 2017; Chinese), as far as it is public: the distinct problems of four released files
-(for the Math23K part of the compositional-generalisation notebook, Lan et al. 2022). The full 23,162-problem
-set is not available (data/SOURCES.md).
+(Lan et al. 2022 build compositional splits of it; here it feeds the data inventory, no notebook yet). The full
+23,162-problem set is not available (data/SOURCES.md).
 
 Equations are written ``x=<expression>`` with percentages (``24*150%``) and bracketed fractions
 (``6/(2/5)-6``). A percentage becomes ``(p/100)``, so its numeral maps onto the text's ``p`` as
