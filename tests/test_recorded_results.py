@@ -1,0 +1,42 @@
+"""The committed numbers come from the committed runs: a notebook re-rendered from results/runs/<profile>/ alone
+(nothing trained, into a scratch copy of the project) records exactly the metrics committed beside them.
+
+Fails when a change to the analysis code, or a run added or removed without re-rendering, makes the committed
+tables and metrics disagree with what the committed runs give. The parameters are those of README's render
+commands.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mwplib import paths, runner
+
+RENDERS = [
+    ("02_question_removal", "full", {}),
+    ("04_svamp", "full", {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}),
+    ("02_question_removal", "quick", {}),
+    ("04_svamp", "quick", {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}),
+]
+
+
+def _scratch_project(root: Path) -> None:
+    """A project at `root` that shares the committed data, notebooks and runs and writes everything else."""
+    for name in ("data", "notebooks"):
+        (root / name).symlink_to(paths.ROOT / name)
+    (root / "results").mkdir()
+    (root / "results" / "runs").symlink_to(paths.RESULTS / "runs")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, profile, parameters", RENDERS, ids=[f"{s}-{p}" for s, p, _ in RENDERS])
+def test_committed_metrics_are_what_the_committed_runs_give(stem, profile, parameters, tmp_path, monkeypatch) -> None:
+    committed = json.loads((paths.metrics_dir(profile) / f"{stem}.json").read_text())
+    _scratch_project(tmp_path)
+    monkeypatch.setenv("MWPLIB_ROOT", str(tmp_path))  # read by the notebook's kernel
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")  # no checkpoint of this machine is used
+    runner.execute_notebook(stem, profile, TRAIN_MISSING=False, **parameters)
+    rendered = json.loads((tmp_path / "results" / "metrics" / profile / f"{stem}.json").read_text())
+    assert rendered == committed
