@@ -225,10 +225,15 @@ def model_of(runs: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
     return _run_key(runs[0])[:2]
 
 
+def model_label(runs: Sequence[Mapping[str, Any]]) -> str:
+    """"Model (emb)" for a group of runs (the model column of Tables 13–15)."""
+    model, embedding, _ = _run_key(runs[0])
+    return f"{MODEL_LABELS.get(model, model)} ({embedding_label(embedding)})"
+
+
 def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
     """"Model (emb) on dataset" for a group of runs (notebook 04 names its best model)."""
-    model, embedding, dataset = _run_key(runs[0])
-    return f"{MODEL_LABELS.get(model, model)} ({embedding_label(embedding)}) on {dataset}"
+    return f"{model_label(runs)} on {_run_key(runs[0])[2]}"
 
 
 def table_ablation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
@@ -239,7 +244,7 @@ def table_ablation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem
     correct = correctness(runs)
     frame = removal_ablation(scored_problems(problems, correct), correct, by=by)
     paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
-    model = describe_run(runs).split(" on ")[0]
+    model = model_label(runs)
     rows = []
     for _, row in frame.iterrows():
         for i, measure in enumerate(("# removed", "change in accuracy")):
@@ -257,7 +262,7 @@ def table_15(svamp_runs: Sequence[Mapping[str, Any]], svamp: Sequence[Problem],
         correct = correctness(runs)
         frame = accuracy_by_numbers(scored_problems(problems, correct), correct)
         for _, row in frame.iterrows():
-            rows.append({"dataset": name, "model": describe_run(runs).split(" on ")[0], "numbers": row["numbers"],
+            rows.append({"dataset": name, "model": model_label(runs), "numbers": row["numbers"],
                          "n": row["n"], "paper": PAPER_TABLE_15[name].get(row["numbers"]), "ours": row["accuracy"]})
     return paper_vs_ours(rows, keys=["dataset", "model", "numbers", "n"])
 
