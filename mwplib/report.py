@@ -1,14 +1,15 @@
 """The one place that writes tables, figures and recorded headline metrics.
 
 Notebooks call :func:`paper_vs_ours` + :func:`save_table` for every reproduced table, :func:`save_figure`
-for every figure and :func:`record` for the numbers the notebook tests read back.
+for every figure, and :func:`record` (fed by :func:`headline`) for the numbers the notebook tests read back.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -63,6 +64,17 @@ def record(notebook: str, profile: str, **metrics: float | int | str) -> Path:
     path = out / f"{notebook}.json"
     path.write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
     return path
+
+
+def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str = "", column: str = "ours") -> dict[str, float]:
+    """One column of a table as flat metric names for :func:`record`, e.g. ``table3_seq2seq_s_mawps`` from the
+    key columns; NaN cells (not run, or no problem in the group) are left out (notebooks 00–04)."""
+    out = {}
+    for _, row in frame.iterrows():
+        if pd.notna(row[column]):
+            name = "_".join([prefix, *(str(row[k]) for k in keys)]).lower()
+            out[re.sub(r"[^0-9a-z]+", "_", name).strip("_")] = round(float(row[column]), 4)
+    return out
 
 
 def load_metrics(notebook: str, profile: str) -> dict[str, Any]:

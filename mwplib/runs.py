@@ -516,5 +516,13 @@ def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def plot_accuracy_by_operations(by_ops: pd.DataFrame) -> Any:
+    """Figure of notebook 01: one bar per model × embedding for each dataset and operator count, from
+    :func:`accuracy_by_operations`."""
+    cells = by_ops.pivot_table(index=["dataset", "group"], columns=["model", "embedding"], values="accuracy")
+    ax = cells.plot.bar(figsize=(9, 3.5), ylabel="accuracy", xlabel="dataset, operators in gold equation")
+    return ax.figure
+
+
 if __name__ == "__main__":
     main()

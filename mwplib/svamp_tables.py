@@ -8,7 +8,6 @@ Paper values are the published numbers (RoBERTa for R); ours label a pretrained 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -349,17 +348,6 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
     ax.set_ylabel("accuracy (%)")
     ax.legend(fontsize=8)
     return fig
-
-
-def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str) -> dict[str, float]:
-    """The `ours` column of a table as flat metric names (for `report.record`), e.g.
-    ``table3_seq2seq_s_mawps``; NaN cells (no problem in the group) are left out (notebooks 02–04)."""
-    out = {}
-    for _, row in frame.iterrows():
-        if pd.notna(row["ours"]):
-            name = "_".join([prefix, *(str(row[k]) for k in keys)]).lower()
-            out[re.sub(r"[^0-9a-z]+", "_", name).strip("_")] = round(float(row["ours"]), 4)
-    return out
 
 
 #: SVAMP Table 5: the constrained model (FFN + LSTM decoder), 5-fold accuracy; (S, R) per dataset.

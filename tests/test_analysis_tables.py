@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 
+from mwplib import report
 from mwplib import svamp_tables as st
 from mwplib.problem import Problem
 
@@ -99,7 +100,7 @@ def test_best_run_and_ablation_table() -> None:
     assert table.loc[("Question Sensitivity", "# removed"), "paper"] == 462
     assert table.loc[("Question Sensitivity", "change in accuracy"), "ours"] == pytest.approx(0 - 200 / 3)
     assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
-    assert st.headline(table.reset_index(), ["removed category", "measure"], "t13")[
+    assert report.headline(table.reset_index(), ["removed category", "measure"], "t13")[
         "t13_question_sensitivity_removed"] == 2
 
 

@@ -26,6 +26,6 @@ def test_notebook_00_records_dataset_statistics():
         assert m[f"{subset}_template_overlap_reduced"] < m[f"{subset}_template_overlap"]
 
     # the majority template baseline runs on the full data under every profile (paper: 17.7 / 21.2 / 11.7)
-    assert m["majority_baseline_MAWPS"] == pytest.approx(18.80, abs=0.01)
-    assert m["majority_baseline_ASDiv-A"] == pytest.approx(21.69, abs=0.01)
-    assert m["majority_baseline_SVAMP"] == pytest.approx(12.60, abs=0.01)
+    assert m["majority_baseline_mawps"] == pytest.approx(18.80, abs=0.01)
+    assert m["majority_baseline_asdiv_a"] == pytest.approx(21.69, abs=0.01)
+    assert m["majority_baseline_svamp"] == pytest.approx(12.60, abs=0.01)

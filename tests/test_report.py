@@ -43,6 +43,16 @@ def test_record_replaces_and_rejects_nan(tmp_root):
         report.load_metrics("other", "smoke")
 
 
+def test_headline_names_cells_by_their_keys_and_skips_missing():
+    import pandas as pd
+
+    frame = pd.DataFrame({"model": ["GTS", "Graph2Tree"], "dataset": ["ASDiv-A", "MAWPS"],
+                          "ours": [41.23456, float("nan")], "with question": [50.0, 60.0]})
+    assert report.headline(frame, ["model", "dataset"], "t3") == {"t3_gts_asdiv_a": 41.2346}
+    assert report.headline(frame, ["model", "dataset"], column="with question") == {
+        "gts_asdiv_a": 50.0, "graph2tree_mawps": 60.0}
+
+
 def test_save_figure_png_and_pdf(tmp_root):
     import matplotlib.pyplot as plt
 
