@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from notebook_runner import execute_notebook
+from notebook_runner import execute_notebook, recorded_accuracy
 
 from mwplib import paths
 from mwplib.data import load_mawps_asdiv_svamp
@@ -23,5 +23,9 @@ def test_notebook_04_smoke() -> None:
     full = table10[table10["subset"] == "Full Set"].set_index(["model", "emb"])["ours"]
     svamp_rows = table11[table11["test set"] == "SVAMP w/o questions"].set_index(["model", "emb"])
     assert full.to_dict() == pytest.approx(svamp_rows["with question"].to_dict())  # the same runs
-    assert 0.0 <= metrics["svamp_5fold_seq2seq_s"] <= 100.0
+    for model in ("seq2seq", "gts", "graph2tree", "transformer"):
+        assert metrics[f"table10_full_set_{model}_s"] == pytest.approx(
+            recorded_accuracy(model, "scratch", "mawps-asdiv-a_svamp"), abs=1e-4)
+    assert metrics["svamp_5fold_seq2seq_s"] == pytest.approx(
+        recorded_accuracy("seq2seq", "scratch", "cv_svamp_augmented"), abs=1e-4)
     assert {"table15_svamp_2", "table15_asdiv_a_2"} <= metrics.keys()
