@@ -170,8 +170,8 @@ MAJORITY_BASELINE_PAPER = {"mawps": 17.7, "asdiv-a": 21.2, "svamp": 11.7}
 
 def majority_baseline_table(splits: Mapping[str, Sequence[Split]]) -> pd.DataFrame:
     """Majority template baseline (%) per dataset (any case: "MAWPS" or "mawps") beside SVAMP's Tables 2 and 12,
-    with the prefix template(s) it predicted, one per distinct training fold (notebooks 00_datasets and
-    01_baselines)."""
+    with the prefix template it predicts (the distinct ones over the folds, joined by "|"; notebooks 00_datasets
+    and 01_baselines)."""
     rows = [{"dataset": name, "splits": len(folds), "test problems": sum(len(s.test) for s in folds),
              "paper": MAJORITY_BASELINE_PAPER.get(name.lower()), "ours": 100 * majority_template_baseline_splits(folds),
              "template": " | ".join(sorted({" ".join(majority_template(s.train)) for s in folds}))}

@@ -84,7 +84,7 @@ def test_majority_template_baseline_fills_numbers_in_text_order():
     row = table.iloc[0]
     assert (row["paper"], row["splits"], row["test problems"]) == (metrics.MAJORITY_BASELINE_PAPER["asdiv-a"], 2, 8)
     assert row["ours"] == pytest.approx(100 * 2 / 8)  # pooled over both folds: 1 of 4, then d of 4
-    assert row["template"] == "+ n n | - n n"  # one template per distinct training fold
+    assert row["template"] == "+ n n | - n n"  # the distinct templates over the folds
 
 
 def test_majority_template_ties_go_to_first_seen_and_empty_training_raises():
