@@ -1,22 +1,27 @@
 """Run a notebook under a profile and read back the metrics it recorded (recommenders-style tests)."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from mwplib import runs
+from mwplib.analysis import correctness, percent
+from mwplib.problem import Split
 from mwplib.report import load_metrics
 from mwplib.runner import execute_notebook as _execute
 
 
-def recorded_accuracy(model: str, embedding: str, dataset: str, profile: str = "smoke") -> float:
-    """Accuracy (%) pooled over the recorded runs of one grid cell, counted here from their per-problem
-    predictions: what a notebook's table should show for that cell."""
-    from mwplib import runs
+@functools.cache
+def _splits(dataset: str) -> list[Split]:
+    return runs.dataset_splits(dataset)
 
-    records = runs.run_grid([model], [embedding], {dataset: runs.dataset_splits(dataset)}, profile,
-                            train_missing=False)
-    predictions = [p for record in records for p in record["predictions"]]
-    assert records and predictions, f"no recorded {profile} run of {model}/{embedding} on {dataset}"
-    return 100 * sum(p["correct"] for p in predictions) / len(predictions)
+
+def recorded_accuracy(model: str, embedding: str, dataset: str, profile: str = "smoke") -> float:
+    """Accuracy (%) pooled over the recorded runs of one grid cell, from their per-problem predictions: what a
+    notebook's table should show for that cell."""
+    records = runs.run_grid([model], [embedding], {dataset: _splits(dataset)}, profile, train_missing=False)
+    assert records, f"no recorded {profile} run of {model}/{embedding} on {dataset}"
+    return percent(correctness(records))
 
 
 def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> dict[str, Any]:
