@@ -35,3 +35,18 @@ def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> di
     stale.unlink(missing_ok=True)
     _execute(stem, profile, **parameters)
     return load_metrics(stem, profile)
+
+
+def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -> dict[str, float]:
+    """The findings table (`mwplib.findings`) a notebook saved as `name`, checked against the counts it recorded
+    and its verdicts against its numbers: ours by comparison."""
+    import pandas as pd
+
+    from mwplib import paths
+
+    frame = pd.read_csv(paths.tables_dir(profile) / f"{name}.csv")
+    assert set(frame["holds"]) <= {"yes", "no", "no result"}
+    assert (frame["holds"] == "yes").sum() == metrics["findings_held"]
+    assert (frame["holds"] == "no").sum() == metrics["findings_not_held"]
+    assert ((frame["ours"] > 0) == (frame["holds"] == "yes")).all()
+    return frame.set_index("comparison")["ours"].to_dict()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from notebook_runner import execute_notebook, recorded_accuracy
+from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
 from mwplib import paths
 
@@ -29,3 +29,9 @@ def test_notebook_02_smoke() -> None:
         assert 100 * easy["n"] / row["n"] == pytest.approx(row["ours"])
         recombined = (easy["n"] * easy["ours"] if easy["n"] else 0) + (hard["n"] * hard["ours"] if hard["n"] else 0)
         assert recombined / row["n"] == pytest.approx(row["with question"])
+    findings = saved_findings("02_findings", metrics)
+    for _, row in table3.iterrows():
+        parts = table4[(table4["model"] == row["model"]) & (table4["emb"] == row["emb"])
+                       & (table4["dataset"] == row["dataset"])].set_index("part")["ours"]
+        assert findings[f"{row['model']} {row['emb']} {row['dataset']}: Easy − Hard"] == pytest.approx(
+            parts["Easy"] - parts["Hard"], nan_ok=True)

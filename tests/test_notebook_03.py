@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from notebook_runner import execute_notebook, recorded_accuracy
+from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
 from mwplib import paths
 from mwplib.data import load_mawps_asdiv_svamp
@@ -29,3 +29,6 @@ def test_notebook_03_smoke() -> None:
         for dataset in ("mawps", "asdiv-a"):
             assert metrics[f"table5_{emb}_{dataset.replace('-', '_')}"] == pytest.approx(
                 recorded_accuracy("constrained", embedding, dataset), abs=1e-4)
+    findings = saved_findings("03_findings", metrics)
+    assert findings["S: MAWPS − SVAMP"] == pytest.approx(
+        metrics["table5_s_mawps"] - metrics["table12_ffn_lstm_decoder_s"], abs=1e-3)

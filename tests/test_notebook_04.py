@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from notebook_runner import execute_notebook, recorded_accuracy
+from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
 from mwplib import paths
 from mwplib.data import load_mawps_asdiv_svamp
@@ -29,3 +29,6 @@ def test_notebook_04_smoke() -> None:
     assert metrics["svamp_5fold_seq2seq_s"] == pytest.approx(
         recorded_accuracy("seq2seq", "scratch", "cv_svamp_augmented"), abs=1e-4)
     assert {"table15_svamp_2", "table15_asdiv_a_2"} <= metrics.keys()
+    findings = saved_findings("04_findings", metrics)
+    assert findings["SVAMP: 2 numbers − 3 numbers"] == pytest.approx(
+        metrics["table15_svamp_2"] - metrics["table15_svamp_3"], abs=1e-3)

@@ -1,0 +1,97 @@
+"""The SVAMP paper's findings, drawn again from our tables (the "What holds here" cells of notebooks 02–04).
+
+The paper states each finding by comparing two of its numbers (§4.1, §4.2, §5.2). We make the same comparison
+on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
+beside ours. ``holds`` judges the sign only; the sizes stay in view, so the reader judges "barely" or "far".
+A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+#: "A large fraction" (§1, of question-removed problems) and "the majority" (§1, §4.2, of the bag-of-words
+#: model's), read as over half, in %.
+MAJORITY = 50.0
+
+Cell = tuple[pd.DataFrame, Mapping[str, Any]] | float
+
+
+def cell(table: pd.DataFrame, column: str, **keys: Any) -> float:
+    """The value of `column` in the one row of `table` whose key columns equal `keys`; NaN when no row does."""
+    rows = table
+    for key, value in keys.items():
+        rows = rows[rows[key] == value]
+    if len(rows) > 1:
+        raise ValueError(f"{len(rows)} rows of the table match {keys}: a finding compares single cells")
+    value = rows[column].iloc[0] if len(rows) else None
+    return float("nan") if pd.isna(value) else float(value)
+
+
+def _value(side: Cell, column: str) -> float:
+    return side if isinstance(side, float) else cell(side[0], column, **side[1])
+
+
+def comparison(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
+    """One row: a − b from the ``paper`` and the ``ours`` columns (a float side is a fixed reference)."""
+    paper, ours = _value(a, "paper") - _value(b, "paper"), _value(a, "ours") - _value(b, "ours")
+    holds = "no result" if pd.isna(ours) else "yes" if ours > 0 else "no"
+    return {"finding": finding, "comparison": label, "paper": paper, "ours": ours, "holds": holds}
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["finding", "comparison", "paper", "ours", "holds"])
+
+
+def _distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
+    """The distinct values of `keys` in `table`, in table order."""
+    return table[keys].drop_duplicates().to_dict("records")
+
+
+def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 02: over half the problems are solved without their question (Table 3), and a model's success comes
+    mostly from the problems it solves without the question (Table 4: Easy above Hard)."""
+    rows = [comparison("over half the problems are solved without their question (Table 3)",
+                       f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %", (table3, k),
+                       MAJORITY) for k in _distinct(table3, ["model", "emb", "dataset"])]
+    rows += [comparison("success comes mostly from the Easy problems (Table 4)",
+                        f"{k['model']} {k['emb']} {k['dataset']}: Easy − Hard",
+                        (table4, {**k, "part": "Easy"}), (table4, {**k, "part": "Hard"}))
+             for k in _distinct(table4, ["model", "emb", "dataset"])]
+    return _frame(rows)
+
+
+def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 03: an order-blind model solves over half of MAWPS (Table 5), far fewer of SVAMP's, where it is
+    only a little better than the Majority Template Baseline (Table 12)."""
+    baseline = (table12, {"model": "Majority Template Baseline"})
+    rows = []
+    for k in _distinct(table12[table12["emb"] != ""], ["model", "emb"]):
+        mawps = (table5, {**k, "dataset": "mawps"})
+        rows += [comparison("an order-blind model solves over half of MAWPS (Table 5)",
+                            f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY),
+                 comparison("it solves far fewer SVAMP problems (Tables 5, 12)", f"{k['emb']}: MAWPS − SVAMP", mawps,
+                            (table12, k)),
+                 comparison("on SVAMP it beats the majority template, marginally (Table 12)",
+                            f"{k['emb']}: SVAMP − majority template", (table12, k), baseline)]
+    return _frame(rows)
+
+
+def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
+    numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15)."""
+    rows = [comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
+                       f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions",
+                       (table11, {**k, "test set": "ASDiv-A w/o questions"}),
+                       (table11, {**k, "test set": "SVAMP w/o questions"}))
+            for k in _distinct(table11, ["model", "emb"])]
+    for dataset in ("ASDiv-A", "SVAMP"):
+        rows += [comparison("accuracy collapses beyond two numbers (Table 15)",
+                            f"{dataset}: 2 numbers − {n} numbers", (table15, {"dataset": dataset, "numbers": "2"}),
+                            (table15, {"dataset": dataset, "numbers": n})) for n in ("3", "4")]
+    rows += [comparison("SVAMP is harder than ASDiv-A at the same count (Table 15)",
+                        f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
+                        (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
+    return _frame(rows)
