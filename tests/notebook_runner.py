@@ -4,7 +4,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from mwplib import runs
+import pandas as pd
+
+from mwplib import paths, runs
 from mwplib.analysis import correctness, percent
 from mwplib.problem import Split
 from mwplib.report import load_metrics
@@ -29,8 +31,6 @@ def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> di
 
     The metrics file is removed first, so a notebook that stops recording fails its test.
     """
-    from mwplib import paths
-
     stale = paths.metrics_dir(profile) / f"{stem}.json"
     stale.unlink(missing_ok=True)
     _execute(stem, profile, **parameters)
@@ -38,12 +38,8 @@ def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> di
 
 
 def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -> dict[str, float]:
-    """The findings table (`mwplib.findings`) a notebook saved as `name`, checked against the counts it recorded
-    and its verdicts against its numbers: ours by comparison."""
-    import pandas as pd
-
-    from mwplib import paths
-
+    """Our column of the findings table (`mwplib.findings`) a notebook saved as `name`, by comparison; checks
+    the table's verdicts against its numbers and against the counts the notebook recorded."""
     frame = pd.read_csv(paths.tables_dir(profile) / f"{name}.csv")
     assert set(frame["holds"]) <= {"yes", "no", "no result"}
     assert (frame["holds"] == "yes").sum() == metrics["findings_held"]
