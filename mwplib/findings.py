@@ -95,3 +95,9 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
                         f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
                         (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
     return _frame(rows)
+
+
+def counts(frame: pd.DataFrame) -> dict[str, int]:
+    """How many comparisons of a findings table hold and how many do not, as the notebooks record them."""
+    return {"findings_held": int((frame["holds"] == "yes").sum()),
+            "findings_not_held": int((frame["holds"] == "no").sum())}

@@ -61,3 +61,4 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame["ours"].tolist() == pytest.approx([20.0, 56.6, 0.8])
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
     assert frame["holds"].tolist() == ["yes", "yes", "yes"]
+    assert findings.counts(frame) == {"findings_held": 3, "findings_not_held": 0}
