@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
+import torch
 
 from . import paths
 from .analysis import correctness, paired_difference, percent
@@ -89,6 +90,17 @@ def checkpoint_path(key: str) -> Path:
     return paths.cache_dir("checkpoints") / f"{key}.pt"
 
 
+def resume_path(key: str) -> Path:
+    """Where an unfinished run keeps its state after each epoch, until it is recorded (ignored cache)."""
+    return paths.cache_dir("resume") / f"{key}.pt"
+
+
+def epochs_done(key: str) -> int:
+    """How many epochs an unfinished run has saved (0 when none): a run that spans sessions resumes there."""
+    path = resume_path(key)
+    return len(torch.load(path, map_location="cpu", mmap=True, weights_only=False)["history"]) if path.exists() else 0
+
+
 def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any] | None:
     """The recorded result of this run, or None if it has not been trained under `profile`."""
     prof = get_profile(profile)
@@ -112,7 +124,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     path = run_path(spec, key, prof.name)
     model = build_model(spec.model, spec.config, train, spec.seed)
     started = time.perf_counter()
-    resume = paths.cache_dir("resume") / f"{key}.pt"
+    resume = resume_path(key)
     if force:
         resume.unlink(missing_ok=True)
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
@@ -175,10 +187,11 @@ def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[st
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
          val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
-    """The runs of a grid not recorded yet under `profile`, each with a rough training time: its epochs times its
-    training problems times the median seconds per problem-epoch recorded for the same model, embedding and
-    dataset (else any dataset) under a profile that trains on whole splits, on `device`'s kind (default: this
-    machine's; "cuda" plans a GPU lease from a CPU box). NaN where none is recorded.
+    """The runs of a grid not recorded yet under `profile`, each with the epochs an interrupted attempt saved here
+    and a rough time for the rest: its remaining epochs times its training problems times the median seconds per
+    problem-epoch recorded for the same model, embedding and dataset (else any dataset) under a profile that
+    trains on whole splits, on `device`'s kind (default: this machine's; "cuda" plans a GPU lease from a CPU box).
+    NaN where none is recorded.
     Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
     between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
     prof = get_profile(profile)
@@ -197,11 +210,14 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
         if recorded(spec, split.train, split.test, prof.name) is None:
             per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
                            or seconds.get((spec.model, spec.config.embedding)))
-            n_train = len(_limit(split.train, prof.train_limit))
-            minutes = statistics.median(per_problem) * n_train * spec.epochs / 60 if per_problem else float("nan")
+            train, test = _limit(split.train, prof.train_limit), _limit(split.test, prof.test_limit)
+            done = epochs_done(spec.key(data_checksum(train, test)))
+            minutes = (statistics.median(per_problem) * len(train) * (spec.epochs - done) / 60 if per_problem
+                       else float("nan"))
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
-                         minutes))
-    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "estimated minutes"])
+                         done, minutes))
+    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "epochs done",
+                                       "estimated minutes"])
 
 
 #: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP.

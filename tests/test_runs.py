@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from mwplib import paths, runs, transfer
+from mwplib import paths, runs, train, transfer
 from mwplib.models.base import collate
 from mwplib.problem import Split
 from mwplib.records import read_record, write_record
@@ -165,6 +165,22 @@ def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> 
     elsewhere = runs.plan(["seq2seq"], ["scratch"], {"other": folds}, "full", config_overrides=one_epoch)
     assert elsewhere.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
     assert list(runs.plan(["transformer"], ["scratch"], {"toy": folds}, "full", folds=[1])["fold"]) == [1]
+
+
+def test_plan_counts_the_epochs_an_interrupted_run_saved(isolated) -> None:
+    problems = toy_problems(12)
+    split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
+    runs.run_grid(["seq2seq"], ["scratch"], {"other": [split]}, "full", config_overrides={"epochs": 2},
+                  progress=False)  # a timing to plan by
+    spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "full", epochs=2)
+    before = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, "full", config_overrides={"epochs": 2})
+    assert before.loc[0, "epochs done"] == 0
+    model = runs.build_model(spec.model, spec.config, split.train, spec.seed)
+    train.train_model(model, split.train, split.test, spec.config, epochs=1, seed=spec.seed, beam=spec.beam,
+                      progress=False, resume=runs.resume_path(spec.key(runs.data_checksum(split.train, split.test))))
+    after = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, "full", config_overrides={"epochs": 2})
+    assert after.loc[0, "epochs done"] == 1  # stopped after epoch 1 of 2: half the time is left
+    assert after.loc[0, "estimated minutes"] == pytest.approx(before.loc[0, "estimated minutes"] / 2)
 
 
 def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isolated, monkeypatch) -> None:
