@@ -207,11 +207,12 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
     rows = []
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
-        if recorded(spec, split.train, split.test, prof.name) is None:
+        train, test = _limit(split.train, prof.train_limit), _limit(split.test, prof.test_limit)
+        key = spec.key(data_checksum(train, test))
+        if not run_path(spec, key, prof.name).exists():
             per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
                            or seconds.get((spec.model, spec.config.embedding)))
-            train, test = _limit(split.train, prof.train_limit), _limit(split.test, prof.test_limit)
-            done = epochs_done(spec.key(data_checksum(train, test)))
+            done = epochs_done(key)
             minutes = (statistics.median(per_problem) * len(train) * (spec.epochs - done) / 60 if per_problem
                        else float("nan"))
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
