@@ -163,25 +163,28 @@ def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, 
                                    **(config_overrides or {})), split
 
 
-def run_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
-             profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
-             train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
-             folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction
-             ) -> list[dict[str, Any]]:
-    """Every model × embedding × dataset × profile fold (resuming from the cache; notebooks 01–04). A dataset
-    given as a single split (a fixed train → test partition) runs once, whatever the profile's folds. With
-    `train_missing=False` only recorded runs are returned (render what exists, in seconds);
-    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`);
-    `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the
-    paper's number; the last epoch is ours)."""
+def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
+              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
+              train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
+              folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction
+              ) -> Iterator[dict[str, Any]]:
+    """Every model × embedding × dataset × profile fold, one record at a time as it is trained or found recorded
+    (so a caller can use each run before the next one trains). A dataset given as a single split (a fixed
+    train → test partition) runs once, whatever the profile's folds. With `train_missing=False` only recorded
+    runs are yielded (render what exists, in seconds); `config_overrides` replace fields of the paper's configs
+    (a probe, listed by :func:`variants`); `val_fraction=0` trains on the whole training fold, as the paper does
+    (its best test epoch is the paper's number; the last epoch is ours)."""
     prof = get_profile(profile)
-    records = []
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
         if train_missing or force:
-            records.append(run(spec, split.train, split.test, prof.name, force=force, progress=progress))
+            yield run(spec, split.train, split.test, prof.name, force=force, progress=progress)
         elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
-            records.append(record)
-    return records
+            yield record
+
+
+def run_grid(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """:func:`iter_grid` as a list (resuming from the cache; notebooks 01–04)."""
+    return list(iter_grid(*args, **kwargs))
 
 
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
@@ -305,37 +308,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.jobs > 1:
         if failed := run_parallel(args, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
-    else:
-        for dataset, splits in grid.items():
-            for record in run_grid(args.models, args.embeddings, {dataset: splits}, args.profile,
-                                   seed=args.seed, config_overrides=overrides, folds=args.folds,
-                                   val_fraction=args.val_fraction):
-                spec = record["spec"]
-                print(f"{spec['model']:12s} {embedding_label(spec['config']['embedding']):11s} {dataset} fold "
-                      f"{spec['fold']}: {100 * record['metrics']['test_accuracy']:.1f} % "
-                      f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
-    if args.without_questions:
-        evaluate_grid_without_questions(args, grid, overrides)
-
-
-def evaluate_grid_without_questions(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> None:
-    """Evaluate each recorded run of the grid on its question-removed test sets, ours and SVAMP's released ones
-    (Tables 3, 11, 17), where its weights are: on a GPU box, so the weights need not travel back."""
-    from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions  # transfer imports runs
-
-    records = run_grid(args.models, args.embeddings, {d: s for d, s in grid.items() if d in QUESTION_REMOVED},
-                       args.profile, seed=args.seed, train_missing=False, config_overrides=overrides,
-                       folds=args.folds, val_fraction=args.val_fraction)
-    for record in records:
+    for record in iter_grid(args.models, args.embeddings, grid, args.profile, seed=args.seed,
+                            train_missing=args.jobs == 1, config_overrides=overrides, folds=args.folds,
+                            val_fraction=args.val_fraction):  # with --jobs the workers recorded them
         spec = record["spec"]
         where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
-        try:  # a recorded evaluation needs no weights
-            ours, released = [evaluate_without_questions([record], args.profile, released=r)[0] for r in (False, True)]
-        except MissingWeights:
-            print(f"{where}: no weights on this machine, not evaluated without questions", flush=True)
-            continue
-        print(f"{where} without questions: {100 * ours['accuracy']:.1f} % "
-              f"(SVAMP's released files: {100 * released['accuracy']:.1f} %)", flush=True)
+        print(f"{where}: {100 * record['metrics']['test_accuracy']:.1f} % "
+              f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
+        if args.without_questions:  # now, before the next run trains: a session or lease may end first
+            evaluate_without_questions_here(record, args.profile, where)
+
+
+def evaluate_without_questions_here(record: dict[str, Any], profile: str, where: str) -> None:
+    """Evaluate a recorded run on its question-removed test sets, ours and SVAMP's released ones (Tables 3, 11,
+    17), where its weights are: on a GPU box, so the weights need not travel back."""
+    from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions  # transfer imports runs
+
+    if record["spec"]["dataset"] not in QUESTION_REMOVED:
+        return
+    try:  # a recorded evaluation needs no weights
+        ours, released = [evaluate_without_questions([record], profile, released=r)[0] for r in (False, True)]
+    except MissingWeights:
+        print(f"{where}: no weights on this machine, not evaluated without questions", flush=True)
+        return
+    print(f"{where} without questions: {100 * ours['accuracy']:.1f} % "
+          f"(SVAMP's released files: {100 * released['accuracy']:.1f} %)", flush=True)
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:

@@ -259,6 +259,24 @@ def test_cli_evaluates_recorded_runs_without_questions_where_their_weights_are(i
     assert "seq2seq S mawps fold 0 without questions:" in capsys.readouterr().out
 
 
+def test_cli_evaluates_each_run_without_questions_before_the_next_one_trains(isolated, monkeypatch) -> None:
+    from mwplib import transfer
+
+    problems = toy_problems(12)
+    folds = [Split("mawps", tuple(problems[4:]), tuple(problems[:4])),
+             Split("mawps", tuple(problems[:8]), tuple(problems[8:]))]
+    events = []
+    train = runs.run
+    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(runs, "run", lambda spec, *a, **k: events.append(f"train {spec.fold}") or train(spec, *a, **k))
+    monkeypatch.setattr(transfer, "evaluate_without_questions",
+                        lambda records, profile, released=False: events.append(
+                            f"evaluate {records[0]['spec']['fold']}") or [{"accuracy": 0.5}])
+    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "mawps", "--set", "epochs=1",
+               "--without-questions"])
+    assert events == ["train 0", "evaluate 0", "evaluate 0", "train 1", "evaluate 1", "evaluate 1"]  # ours, released
+
+
 def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
     def record(embedding: str, fold: int, correct: list[bool]) -> dict:
         return {"spec": {"model": "gts", "config": {"embedding": embedding}, "dataset": "toy", "fold": fold},
