@@ -82,6 +82,13 @@ def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
     return list(problems)[:limit] if limit is not None else list(problems)
 
 
+def _profiled(train: Sequence[Problem], test: Sequence[Problem], prof: Profile
+              ) -> tuple[list[Problem], list[Problem], str]:
+    """The problems a profile trains and tests on, and their checksum (part of a run's key)."""
+    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
+    return train, test, data_checksum(train, test)
+
+
 def run_path(spec: RunSpec, key: str, profile: str) -> Path:
     return record_path(paths.runs_dir(profile) / spec.model / spec.dataset, key)
 
@@ -104,8 +111,7 @@ def epochs_done(key: str) -> int:
 def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any] | None:
     """The recorded result of this run, or None if it has not been trained under `profile`."""
     prof = get_profile(profile)
-    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
-    path = run_path(spec, spec.key(data_checksum(train, test)), prof.name)
+    path = run_path(spec, spec.key(_profiled(train, test, prof)[2]), prof.name)
     return read_record(path) if path.exists() else None
 
 
@@ -118,8 +124,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
         if not need_weights or checkpoint_path(record["key"]).exists():
             return record
     prof = get_profile(profile)
-    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
-    checksum = data_checksum(train, test)
+    train, test, checksum = _profiled(train, test, prof)
     key = spec.key(checksum)
     path = run_path(spec, key, prof.name)
     model = build_model(spec.model, spec.config, train, spec.seed)
@@ -210,8 +215,8 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
     rows = []
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
-        train, test = _limit(split.train, prof.train_limit), _limit(split.test, prof.test_limit)
-        key = spec.key(data_checksum(train, test))
+        train, _, checksum = _profiled(split.train, split.test, prof)
+        key = spec.key(checksum)
         if not run_path(spec, key, prof.name).exists():
             per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
                            or seconds.get((spec.model, spec.config.embedding)))
