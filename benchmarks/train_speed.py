@@ -5,6 +5,9 @@ Reference points (issue 3, this 2-core CPU, ASDiv-A fold 0, scratch embeddings, 
 Graph2Tree 22/s (SVAMP code, batch 8, hidden 384). Usage:
 
     .venv/bin/python benchmarks/train_speed.py --models gts --batch-size 64 --threads 2
+    .venv/bin/python benchmarks/train_speed.py --models gts --embedding minilm --precision bf16
+
+With a pretrained `--embedding` the paper's R config is timed (its own hidden size and batch), not the reference's.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.models.encoder import RNNEncoder
 from mwplib.repro import device_name
-from mwplib.train import make_optimizer, pick_device, predict, train_step
+from mwplib.train import PRECISIONS, make_optimizer, pick_device, predict, train_step
 
 #: Batches trained before timing starts.
 WARMUP_BATCHES = 5
@@ -57,11 +60,15 @@ def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
     return 3 * 2 * per_token * tokens / 1e9  # 2 directions; 2 FLOP per multiply-add; ×3 for backward
 
 
-def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None
-            ) -> dict[str, float]:
+def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
+            embedding: str = "scratch", precision: str = "fp32") -> dict[str, float]:
     split = load_cv(dataset)[0]
-    hidden, ref_batch = REFERENCE[name]
-    config = replace(paper_config(name), hidden=hidden, batch_size=batch_size or ref_batch)
+    config = replace(paper_config(name, embedding), precision=precision)
+    if embedding == "scratch":
+        hidden, ref_batch = REFERENCE[name]
+        config = replace(config, hidden=hidden, batch_size=batch_size or ref_batch)
+    elif batch_size:
+        config = replace(config, batch_size=batch_size)
     target = pick_device(device)
     model = build_model(name, config, split.train).to(target)
     examples = [model.prepare(p) for p in split.train]
@@ -71,19 +78,19 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     batches = [collate(examples[start:start + config.batch_size], model.embedder)
                for start in range(0, len(examples), config.batch_size)]
     for batch in batches[:WARMUP_BATCHES]:  # first calls allocate and pick kernels: not a steady-state epoch
-        train_step(model, optimizer, batch.to(target))
+        train_step(model, optimizer, batch.to(target), precision=precision)
     epoch_seconds = []
     for _ in range(epochs):
         started = time.perf_counter()
         for batch in batches:
-            train_step(model, optimizer, batch.to(target))
+            train_step(model, optimizer, batch.to(target), precision=precision)
         epoch_seconds.append(time.perf_counter() - started)
     train_seconds = statistics.median(epoch_seconds)
     test = [model.prepare(p, target=False) for p in split.test]
     started = time.perf_counter()
     predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
     infer_seconds = time.perf_counter() - started
-    return {"batch": config.batch_size, "hidden": hidden, "seconds_per_epoch": train_seconds,
+    return {"batch": config.batch_size, "hidden": config.hidden, "seconds_per_epoch": train_seconds,
             "epoch_range": (min(epoch_seconds), max(epoch_seconds)),
             "encoder_gflop": encoder_gflop(model, examples),
             "train_problems_per_s": len(examples) / train_seconds, "infer_problems_per_s": len(test) / infer_seconds}
@@ -99,14 +106,18 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--dataset", default="asdiv-a")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--embedding", default="scratch", help="scratch (S) or a pretrained encoder, e.g. minilm")
+    parser.add_argument("--precision", default="fp32", choices=PRECISIONS, help="of the training forward pass")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     peak = matmul_peak_gflops(pick_device(args.device))
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
-          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0, "
+          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0, embedding {args.embedding}, "
+          f"training precision {args.precision}, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")
     for name in args.models:
-        row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device)
+        row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device, args.embedding,
+                      args.precision)
         print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
               f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} over {args.epochs}), "

@@ -26,6 +26,10 @@ from .problem import Problem
 from .repro import seed_everything
 
 
+#: Training precisions `train_step` knows (`ModelConfig.precision`).
+PRECISIONS = ("fp32", "bf16")
+
+
 class TrainingDiverged(RuntimeError):
     """The loss became NaN/inf: the run stops with where it happened instead of training on garbage."""
 
@@ -119,10 +123,17 @@ def learning_rate_factor(config: ModelConfig, epochs: int, epoch: int) -> float:
     return 0.5 ** ((epoch - 1) // period)
 
 
-def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, max_grad_norm: float = 5.0) -> float:
+def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, max_grad_norm: float = 5.0,
+               precision: str = "fp32") -> float:
     """One update (gradient norm clipped to `max_grad_norm` unless 0); returns the batch loss, or NaN when the loss
-    or the gradient is not finite (the caller stops; no update is made, so the weights stay sound)."""
-    loss = model.loss(batch)
+    or the gradient is not finite (the caller stops; no update is made, so the weights stay sound). With
+    `precision="bf16"` the forward pass runs under bfloat16 autocast: matrix products in bf16, weights, gradients
+    and the update in fp32 (bf16 keeps fp32's exponent range, so no loss scaling is needed)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
+    device_type = next(model.parameters()).device.type
+    with torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bf16"):
+        loss = model.loss(batch)
     if not math.isfinite(loss.item()):
         return loss.item()
     optimizer.zero_grad()
@@ -176,7 +187,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         started, total = time.perf_counter(), 0.0
         for step, start in enumerate(range(0, len(order), config.batch_size)):
             batch = collate([fit_ex[i] for i in order[start:start + config.batch_size]], model.embedder)
-            loss = train_step(model, optimizer, batch.to(next(model.parameters()).device), config.max_grad_norm)
+            loss = train_step(model, optimizer, batch.to(next(model.parameters()).device), config.max_grad_norm,
+                              config.precision)
             if not math.isfinite(loss):
                 raise TrainingDiverged(f"{description}: loss {loss} (or a non-finite gradient) at epoch {epoch}, "
                                        f"batch {step}")

@@ -89,3 +89,30 @@ def test_a_finite_loss_with_infinite_gradients_makes_no_update() -> None:
     batch = collate([model.prepare(p) for p in problems], model.embedder)
     assert math.isnan(train_step(model, optimizer, batch))
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])
+def test_a_bf16_step_computes_the_same_loss_roughly_and_keeps_fp32_weights(name: str) -> None:
+    """Mixed precision changes the rounding, not the model: the first loss agrees with fp32 to ~1 %, and
+    the weights the optimizer updates stay fp32."""
+    problems = toy_problems(8)
+    config = fast_config(name)
+    losses = []
+    for precision in ("fp32", "bf16"):
+        model = build_model(name, config, problems, 0)
+        batch = collate([model.prepare(p) for p in problems], model.embedder)
+        losses.append(train_step(model, make_optimizer(model, config), batch, precision=precision))
+        assert all(p.dtype == torch.float32 for p in model.parameters())
+    assert losses[0] != losses[1] and losses[1] == pytest.approx(losses[0], rel=0.02)
+
+
+def test_bf16_training_still_learns_and_an_unknown_precision_is_refused() -> None:
+    problems = toy_problems()
+    config = fast_config("gts", precision="bf16")
+    result = train_model(build_model("gts", config, problems), problems, problems, config, epochs=20, seed=0,
+                         beam=1, val_fraction=0.0, progress=False)
+    assert result.peer_test_accuracy == 1.0, result.history
+    model = build_model("gts", config, problems)
+    batch = collate([model.prepare(p) for p in problems[:4]], model.embedder)
+    with pytest.raises(ValueError, match="fp16"):
+        train_step(model, make_optimizer(model, config), batch, precision="fp16")

@@ -24,11 +24,14 @@ class ModelConfig:
     weight_decay: float = 0.0  # Adam's L2 penalty
     lr_halving: int = 0  # halve both learning rates every this many of `epochs` (scaled with a profile); 0: never
     max_grad_norm: float = 5.0  # clip the gradient norm to this; 0: no clipping
+    # "bf16": the forward pass of training runs under bfloat16 autocast (fp32 weights, gradients and optimizer;
+    # evaluation stays fp32). Not the paper's setting: a speed probe for CPUs with bf16 matrix units.
+    precision: str = "fp32"
 
 
 #: Fields added to :class:`ModelConfig` after runs were recorded, with the value all of those runs trained with. A run
 #: at that value leaves the field out of its key (`mwplib.runs.RunSpec.describe`), so adding a field orphans no record.
-ADDED_FIELDS: dict[str, object] = {"weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0}
+ADDED_FIELDS: dict[str, object] = {"weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0, "precision": "fp32"}
 
 
 #: Encoder learning rate of MiniLM-L6 fine-tuned inside Seq2Seq, GTS, Graph2Tree and the Transformer. The paper's
