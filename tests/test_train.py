@@ -93,7 +93,7 @@ def test_a_finite_loss_with_infinite_gradients_makes_no_update() -> None:
 
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])
 def test_a_bf16_step_computes_the_same_loss_roughly_and_keeps_fp32_weights(name: str) -> None:
-    """Mixed precision changes the rounding, not the model: the first loss agrees with fp32 to ~1 %, and
+    """Mixed precision changes the rounding, not the model: the first loss agrees with fp32 within 2 %, and
     the weights the optimizer updates stay fp32."""
     problems = toy_problems(8)
     config = fast_config(name)
