@@ -143,3 +143,25 @@ def test_only_minilm_departs_from_the_paper_encoder_learning_rate(name: str) -> 
     assert roberta != MINILM_ENCODER_LR and roberta <= 1e-5  # the paper's RoBERTa values (Table 19)
     scratch = paper_config(name)
     assert scratch.emb_lr == scratch.lr  # scratch embeddings train at the model's rate
+
+
+def test_transformer_incremental_decoding_matches_the_full_decoder() -> None:
+    """Beam search's cached step must give the log-probabilities `nn.TransformerDecoder` gives for the last
+    position of the whole history, also after rows are reordered (padded memories included)."""
+    problems = toy_problems(6)
+    model = build_model("transformer", fast_config("transformer", layers=2), problems).eval()
+    batch, beam = collate([model.prepare(p) for p in problems], model.embedder), 3
+    assert not bool(batch.mask.all())  # some memories are padded
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        decoder, state = model.decoder(batch, beam)
+        memory, mask = model._memory(batch).repeat_interleave(beam, 0), batch.mask.repeat_interleave(beam, 0)
+        history = torch.full((len(problems) * beam, 1), model.sos)
+        for _ in range(6):
+            expected = torch.log_softmax(model._logits(memory, mask, history)[:, -1], -1)
+            torch.testing.assert_close(decoder.step(state)[0], expected, atol=1e-5, rtol=1e-5)
+            parents = (torch.randint(beam, (len(problems), beam), generator=generator)
+                       + torch.arange(len(problems))[:, None] * beam).flatten()
+            tokens = torch.randint(len(model.out_vocab), parents.shape, generator=generator)
+            state = decoder.advance(state, parents, tokens, torch.zeros_like(tokens, dtype=torch.bool))
+            history = torch.cat([history[parents], tokens[:, None]], 1)
