@@ -85,7 +85,7 @@ class Transformer(MWPModel):
                        for kv in _project(layer.multihead_attn, memory, "kv")) for layer in self.decoder_layers.layers]
         empty = memory.new_zeros(rows, heads, 0, memory.shape[-1] // heads)
         state = {"cross": cross, "attend": batch.mask.repeat_interleave(beam, 0)[:, None, None, :],
-                 "cache": [(empty, empty)] * len(cross), "length": 0}
+                 "cache": [(empty, empty)] * len(cross)}
         return self, self._feed(state, torch.full((rows,), self.sos, dtype=torch.long, device=memory.device))
 
     def step(self, state: dict[str, Any]) -> tuple[torch.Tensor, None]:
@@ -99,7 +99,7 @@ class Transformer(MWPModel):
     def _feed(self, state: dict[str, Any], tokens: torch.Tensor) -> dict[str, Any]:
         """Run the newest token (R,) through every decoder layer (post-norm, as `nn.TransformerDecoderLayer`),
         extending each self-attention cache; store the next log-probabilities."""
-        position = torch.full_like(tokens, state["length"])
+        position = torch.full_like(tokens, state["cache"][0][0].shape[2])  # tokens fed so far
         x = (self.out_embedding(tokens) + self.out_position(position))[:, None, :]  # (R, 1, W)
         heads, cache = self.config.heads, []
         for layer, (keys, values), (cross_keys, cross_values) in zip(self.decoder_layers.layers, state["cache"],
@@ -113,7 +113,7 @@ class Transformer(MWPModel):
             x = layer.norm2(x + layer.multihead_attn.out_proj(_merge(attended)))
             x = layer.norm3(x + layer.linear2(layer.activation(layer.linear1(x))))
         logprobs = torch.log_softmax(self.out(x[:, 0]), -1)
-        return {**state, "cache": cache, "length": state["length"] + 1, "logprobs": logprobs}
+        return {**state, "cache": cache, "logprobs": logprobs}
 
 
 def _project(attention: nn.MultiheadAttention, x: torch.Tensor, parts: str = "qkv") -> tuple[torch.Tensor, ...]:
