@@ -111,6 +111,19 @@ def test_beam_search_returns_the_best_scoring_beam() -> None:
     assert forced.prefix == greedy[0].prefix and abs(forced.logprob - greedy[0].logprob) < 1e-5
 
 
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer"])
+def test_a_prediction_does_not_depend_on_the_problems_beside_it(name: str) -> None:
+    """A two-number problem decodes alike alone (as `Solver.solve` does) and batched with a three-number one:
+    the slot it lacks must not take its value from a batchmate's padding."""
+    problems = toy_problems(6)
+    model = build_model(name, fast_config(name), problems).eval()
+    two, three = model.prepare(problems[0]), model.prepare(problems[4])
+    assert (len(two.num_pos), len(three.num_pos)) == (2, 3)
+    alone = predict(model, [two], beam=3, max_len=7)[0]
+    batched = predict(model, [two, three], beam=3, max_len=7)[0]
+    assert alone.prefix == batched.prefix and abs(alone.logprob - batched.logprob) < 1e-5
+
+
 def test_constrained_model_returns_attention_per_decoding_step() -> None:
     problems = toy_problems(6)
     model = build_model("constrained", fast_config("constrained"), problems)

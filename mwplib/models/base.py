@@ -124,9 +124,13 @@ def _adjacency(examples: Sequence[Example], n_words: int) -> torch.Tensor:
     return adjacency / adjacency.sum(-1, keepdim=True)
 
 
-def gather_numbers(outputs: torch.Tensor, num_pos: torch.Tensor) -> torch.Tensor:
-    """(B, T, H) encoder outputs → (B, N, H) the state at each slot's word."""
-    return outputs.gather(1, num_pos[:, :, None].expand(-1, -1, outputs.shape[-1]))
+def gather_numbers(outputs: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """(B, T, H) encoder outputs → (B, N, H) the state at each slot's word; zeros for the slots a problem
+    lacks, so that what a decoder computes for them (the tree decoder scores every slot, then masks) does not
+    depend on which problems share the batch."""
+    numbers = outputs.gather(1, batch.num_pos[:, :, None].expand(-1, -1, outputs.shape[-1]))
+    present = torch.arange(numbers.shape[1], device=numbers.device)[None, :] < batch.n_numbers[:, None]
+    return numbers * present[:, :, None]
 
 
 def slot_mask(out_vocab: OutputVocab, n_numbers: torch.Tensor) -> torch.Tensor:

@@ -4,6 +4,11 @@ A decoder exposes `step(state) -> (log-probs (R, V), attention (R, T) | None)` a
 `advance(state, parents, tokens) -> state` over R = problems × beam rows. The grammar mask allows an
 operator only while the expression can still be closed within `max_len` tokens, a slot only if the problem
 has that number, and stops a row once its expression is complete. Used by every model of notebook 01.
+
+A step's log-probabilities are normalised over the whole output vocabulary and the slots a problem lacks are
+masked afterwards, not renormalised. Training masks them before its softmax, so a beam's score is not the
+trained conditional: a path on which the model wants a number the problem lacks loses that mass. Every recorded
+run decodes this way; renormalising cost 7.6 points on a Transformer R fold (see ARCHITECTURE.md).
 """
 from __future__ import annotations
 

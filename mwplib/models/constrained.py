@@ -48,4 +48,4 @@ class Constrained(AttnDecoderModel):
         mask = batch.mask[:, :, None].float()
         mean = (hidden * mask).sum(1) / mask.sum(1)
         h0 = mean[None].repeat(self.config.layers, 1, 1).contiguous()
-        return Encoded(hidden, batch.mask, mean, gather_numbers(hidden, batch.num_pos)), (h0, torch.zeros_like(h0))
+        return Encoded(hidden, batch.mask, mean, gather_numbers(hidden, batch)), (h0, torch.zeros_like(h0))

@@ -73,7 +73,7 @@ class Graph2Tree(MWPModel):
     def encode(self, batch: Batch) -> Encoded:
         outputs, summary, _ = self.encoder(self.embedder(batch.inputs), batch.mask)
         outputs = self.graph(outputs, batch.adjacency)
-        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch.num_pos))
+        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch))
 
     def loss(self, batch: Batch) -> torch.Tensor:
         return self.tree.loss(batch, self.encode(batch))

@@ -37,7 +37,7 @@ class GTS(MWPModel):
 
     def encode(self, batch: Batch) -> Encoded:
         outputs, summary, _ = self.encoder(self.embedder(batch.inputs), batch.mask)
-        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch.num_pos))
+        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch))
 
     def loss(self, batch: Batch) -> torch.Tensor:
         return self.tree.loss(batch, self.encode(batch))

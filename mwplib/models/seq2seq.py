@@ -107,5 +107,5 @@ class Seq2Seq(AttnDecoderModel):
 
     def encode(self, batch: Batch) -> tuple[Encoded, tuple[torch.Tensor, torch.Tensor]]:
         outputs, summary, hc = self.encoder(self.embedder(batch.inputs), batch.mask, final_state=True)
-        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch.num_pos)), hc
+        return Encoded(outputs, batch.mask, summary, gather_numbers(outputs, batch)), hc
 

@@ -106,7 +106,7 @@ class TreeDecoder(nn.Module):
 
     # -------------------------------------------------------------------------------- shared pieces
     def _candidates(self, enc: Encoded) -> torch.Tensor:
-        """(B, C + S, H) leaf candidates: constants then the problem's numbers, padded/cut to the S slots
+        """(B, C + S, H) leaf candidates: constants then the problem's numbers, zero-padded/cut to the S slots
         of the output vocabulary (a test problem's numbers beyond S cannot be predicted)."""
         consts = self.constants[None].expand(enc.numbers.shape[0], -1, -1)
         numbers = F.pad(enc.numbers[:, :self.out_vocab.max_slots],
