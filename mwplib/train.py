@@ -167,12 +167,12 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     train_seconds = infer_seconds = 0.0
     resumed_after = 0
     if resume is not None and resume.exists():
-        saved = torch.load(resume, weights_only=False)
+        saved = torch.load(resume, map_location="cpu", weights_only=False)  # a GPU box's state resumes anywhere
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         order_rng.setstate(saved["order_rng"])
         torch.set_rng_state(saved["torch_rng"])
-        if saved["cuda_rng"] is not None:
+        if saved["cuda_rng"] is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(saved["cuda_rng"])
         history, best, (train_seconds, infer_seconds) = saved["history"], saved["best"], saved["seconds"]
         resumed_after = len(history)

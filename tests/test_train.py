@@ -41,6 +41,19 @@ def test_an_interrupted_run_resumes_as_if_it_had_not_stopped(name, tmp_path) -> 
     assert all(torch.equal(resumed.state[k], straight.state[k]) for k in straight.state)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU to write a GPU run's state")
+def test_a_run_cut_off_on_a_gpu_resumes_on_a_cpu_box(tmp_path, monkeypatch) -> None:
+    problems = toy_problems(12)
+    config = fast_config("gts")
+    train_model(build_model("gts", config, problems, 0), problems, problems[:6], config, epochs=1, seed=0, beam=2,
+                val_fraction=0.25, progress=False, resume=tmp_path / "run.pt", device="cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # as on a machine without one
+    resumed = train_model(build_model("gts", config, problems, 0), problems, problems[:6], config, epochs=2,
+                          seed=0, beam=2, val_fraction=0.25, progress=False, resume=tmp_path / "run.pt",
+                          device="cpu")
+    assert resumed.resumed_after == 1 and len(resumed.history) == 2
+
+
 def test_validation_is_carved_from_training_and_seeded() -> None:
     problems = toy_problems(20)
     fit, val = split_validation(problems, 0.1, seed=3)
