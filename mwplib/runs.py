@@ -128,6 +128,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     key = spec.key(checksum)
     path = run_path(spec, key, prof.name)
     model = build_model(spec.model, spec.config, train, spec.seed)
+    manifest = run_manifest(prof.name, spec.seed)  # the commit training starts from, not the one it ends at
     started = time.perf_counter()
     resume = resume_path(key)
     if force:
@@ -146,7 +147,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
                          "seconds_per_epoch": sum(h["seconds"] for h in result.history) / len(result.history),
                          "train_problems_per_s": result.train_problems_per_s,
                          "infer_problems_per_s": result.infer_problems_per_s},
-              "history": result.history, "predictions": result.records, "manifest": run_manifest(prof.name, spec.seed)}
+              "history": result.history, "predictions": result.records, "manifest": manifest}
     for stale in path.parent.glob(f"{key}-on-*"):  # evaluations of the weights this run replaces
         stale.unlink()
     write_record(path, record)

@@ -220,6 +220,20 @@ def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None
     assert git_sha() == "b9888fb"
 
 
+def test_a_record_names_the_commit_its_training_started_from(isolated, monkeypatch) -> None:
+    """A commit made while a run trains (hours on a CPU) is not the code that trained it."""
+    monkeypatch.setenv("MWPLIB_GIT_SHA", "start")
+    train_model = runs.train_model
+
+    def commit_meanwhile(*args, **kwargs):
+        monkeypatch.setenv("MWPLIB_GIT_SHA", "later")
+        return train_model(*args, **kwargs)
+
+    monkeypatch.setattr(runs, "train_model", commit_meanwhile)
+    problems = toy_problems(12)
+    assert runs.run(_spec(), problems, problems[:4], "full", progress=False)["manifest"]["git"] == "start"
+
+
 def test_records_are_compressed_byte_stable_and_round_trip(tmp_path) -> None:
     from mwplib.records import record_path
 
