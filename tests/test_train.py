@@ -14,11 +14,11 @@ from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
 
-def _train(seed: int, name: str = "gts", epochs: int = 2, resume=None, **overrides):
+def _train(seed: int, name: str = "gts", epochs: int = 2, resume=None, device=None, **overrides):
     problems = toy_problems(12)
     config = fast_config(name, **overrides)
     return train_model(build_model(name, config, problems, seed), problems, problems[:6], config, epochs=epochs,
-                       seed=seed, beam=2, val_fraction=0.25, progress=False, resume=resume)
+                       seed=seed, beam=2, val_fraction=0.25, progress=False, resume=resume, device=device)
 
 
 def test_same_seed_gives_identical_results() -> None:
@@ -43,14 +43,9 @@ def test_an_interrupted_run_resumes_as_if_it_had_not_stopped(name, tmp_path) -> 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU to write a GPU run's state")
 def test_a_run_cut_off_on_a_gpu_resumes_on_a_cpu_box(tmp_path, monkeypatch) -> None:
-    problems = toy_problems(12)
-    config = fast_config("gts")
-    train_model(build_model("gts", config, problems, 0), problems, problems[:6], config, epochs=1, seed=0, beam=2,
-                val_fraction=0.25, progress=False, resume=tmp_path / "run.pt", device="cuda")
+    _train(0, epochs=1, resume=tmp_path / "run.pt", device="cuda")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # as on a machine without one
-    resumed = train_model(build_model("gts", config, problems, 0), problems, problems[:6], config, epochs=2,
-                          seed=0, beam=2, val_fraction=0.25, progress=False, resume=tmp_path / "run.pt",
-                          device="cpu")
+    resumed = _train(0, epochs=2, resume=tmp_path / "run.pt", device="cpu")
     assert resumed.resumed_after == 1 and len(resumed.history) == 2
 
 
