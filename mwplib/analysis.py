@@ -67,6 +67,8 @@ def paired_difference(first: Correctness, second: Correctness, *, resamples: int
 
     _same_ids(first, second, "paired_difference")
     n = len(first)
+    if n == 0:
+        raise ValueError("paired_difference: no problems to compare")
     only_first = sum(bool(first[i]) and not second[i] for i in first)
     only_second = sum(bool(second[i]) and not first[i] for i in first)
     # Resampling problems only moves how many fall in each of the three kinds (only second right, only first
@@ -136,8 +138,14 @@ def removal_ablation(problems: Sequence[Problem], correct: Correctness,
 # ------------------------------------------------------------------ Tables 10, 15, 18: breakdowns
 
 def svamp_subsets(problems: Sequence[Problem], correct: Correctness) -> dict[str, float]:
-    """Accuracy (%) on SVAMP's subsets of Tables 10/18: Full Set, One-Op / Two-Op (operators of the gold
-    equation) and ADD / SUB / MUL / DIV (SVAMP's `Type` field) (notebook 04).
+    """Accuracy (%) on SVAMP's subsets of Tables 10/18 (:func:`svamp_subset_ids`) (notebook 04)."""
+    return {name: percent(correct, ids) for name, ids in svamp_subset_ids(problems).items()}
+
+
+def svamp_subset_ids(problems: Sequence[Problem]) -> dict[str, list[str]]:
+    """The problem ids of SVAMP's subsets of Tables 10/18: Full Set, One-Op / Two-Op (operators of the gold
+    equation) and ADD / SUB / MUL / DIV (SVAMP's `Type` field; the paper does not define these, and a two-operator
+    problem carries one type, e.g. 71 "Subtraction" and 19 "Addition" problems use both + and −).
 
     SVAMP's CSV gives one problem (chal-555) the bare equation ``number0``: problems without an operator
     are in Full Set and their type, and in an extra subset ``No-Op`` (present only when such a problem is
@@ -152,7 +160,7 @@ def svamp_subsets(problems: Sequence[Problem], correct: Correctness) -> dict[str
                              f"SVAMP subset")
         for name in ("Full Set", ("No-Op", "One-Op", "Two-Op")[n_ops], operation):
             subsets.setdefault(name, []).append(problem.id)
-    return {name: percent(correct, ids) for name, ids in subsets.items()}
+    return subsets
 
 
 def accuracy_by_numbers(problems: Sequence[Problem], correct: Correctness,

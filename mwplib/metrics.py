@@ -92,8 +92,8 @@ def _group_values(problem: Problem, key: GroupKey) -> list[Hashable]:
     if name not in problem.meta:
         raise KeyError(f"{problem.source}: no meta field {name!r} to group by (meta has {sorted(problem.meta)})")
     value = problem.meta[name]
-    if key == "variation_code":
-        return list(value) if value else [None]
+    if key == "variation_code":  # SVAMP repeats a code in a few problems ("11, 23, 11"): count it once
+        return list(dict.fromkeys(value)) if value else [None]
     return [value]
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import expr, metrics
 from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctness, easy_hard_partition, percent,
-                       removal_ablation, svamp_subsets)
+                       removal_ablation, svamp_subset_ids)
 from .problem import Problem
 from .report import paper_vs_ours
 from .runs import SVAMP_DATASET, embedding_label
@@ -155,12 +155,18 @@ def plot_with_without(records: Sequence[Mapping[str, Any]], without: Sequence[Ma
 
 def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[Problem]:
     """The problems that have a prediction — all of them, unless the profile's `test_limit` evaluated only a
-    prefix of the test set; a prediction for a problem not in `problems` raises."""
+    prefix of the test set. A prediction for a problem not in `problems` raises, and so does a gap (a problem
+    without a prediction before one with), so a record missing predictions cannot shrink a table unnoticed."""
     ids = {p.id for p in problems}
     stray = sorted(set(correct) - ids)
     if stray:
         raise KeyError(f"predictions for {len(stray)} problems not in the test set, e.g. {stray[:3]}")
-    return [p for p in problems if p.id in correct]
+    kept = [p for p in problems if p.id in correct]
+    gaps = [p.id for p in problems[:len(kept)] if p.id not in correct]
+    if gaps:
+        raise KeyError(f"no prediction for {len(gaps)} problems inside the evaluated prefix of the test set, "
+                       f"e.g. {gaps[:3]}")
+    return kept
 
 
 def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
@@ -171,12 +177,11 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
     rows = []
     for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items():
         correct = correctness(runs)
-        ours = svamp_subsets(scored_problems(problems, correct), correct)
         paper = PAPER_TABLE_10.get(model)
-        for subset, accuracy in ours.items():
+        for subset, ids in svamp_subset_ids(scored_problems(problems, correct)).items():
             rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
-                         "ours": accuracy})
+                         "ours": percent(correct, ids), "n": len(ids)})
     return paper_vs_ours(rows, keys=["subset", "model", "emb"])
 
 
@@ -203,10 +208,10 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
 def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
     of Tables 13–15 and Appendix E (notebook 04)."""
-    groups = group_runs(records)
+    groups = [runs for runs in group_runs(records).values() if correctness(runs)]
     if not groups:
-        raise ValueError("no runs to choose the best model from")
-    return max(groups.values(), key=lambda runs: percent(correctness(runs)))
+        raise ValueError("no runs with predictions to choose the best model from")
+    return max(groups, key=lambda runs: percent(correctness(runs)))
 
 
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -118,3 +118,5 @@ def test_paired_difference_counts_disagreements_and_brackets_the_difference() ->
     assert (same["difference"], same["ci_low"], same["ci_high"], same["mcnemar_p"]) == (0.0, 0.0, 0.0, 1.0)
     with pytest.raises(ValueError, match="different problems"):
         paired_difference(first, {"p0": True})
+    with pytest.raises(ValueError, match="no problems"):
+        paired_difference({}, {})

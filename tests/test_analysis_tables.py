@@ -52,7 +52,8 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     problems = [Problem("x", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})]
     svamp = run("s", "gts", "scratch", st.SVAMP_DATASET, {"x": True})
     table10 = st.table_10([svamp], problems, ["gts", "graph2tree"], ["scratch"]).set_index(["subset", "model"])
-    assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0
+    assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0 and table10.loc[("MUL", "GTS"), "n"] == 0
+    assert (table10.loc[("Full Set", "GTS"), "n"], table10.loc[("ADD", "GTS"), "n"]) == (1, 1)
     assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
     assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == st.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
     table11 = st.table_11([evaluation(svamp, {"x": False})], [svamp], [], [], ["gts"], ["scratch"])
@@ -102,6 +103,23 @@ def test_best_run_and_ablation_table() -> None:
     assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
     assert report.headline(table.reset_index(), ["removed category", "measure"], "t13")[
         "t13_question_sensitivity_removed"] == 2
+
+
+def test_best_run_skips_a_model_without_predictions() -> None:
+    empty = run("e", "seq2seq", "scratch", "svamp", {})
+    some = run("s", "gts", "scratch", "svamp", {"a": False})
+    assert st.model_of(st.best_run([empty, some])) == ("gts", "scratch")  # NaN accuracy first used to win
+    with pytest.raises(ValueError, match="no runs with predictions"):
+        st.best_run([empty])
+
+
+def test_scored_problems_keeps_a_prefix_and_refuses_gaps() -> None:
+    problems = [Problem(pid, "b", "q", "", 1.0, ("1", "2"), ("+", "N0", "N1"), {}) for pid in "abcd"]
+    assert [p.id for p in st.scored_problems(problems, {"a": True, "b": False})] == ["a", "b"]  # test_limit 2
+    with pytest.raises(KeyError, match="inside the evaluated prefix"):
+        st.scored_problems(problems, {"a": True, "c": False})  # "b" lost from the record
+    with pytest.raises(KeyError, match="not in the test set"):
+        st.scored_problems(problems, {"z": True})
 
 
 def test_svamp_cv_table_is_empty_without_runs() -> None:

@@ -54,6 +54,8 @@ def test_accuracy_by_builtin_keys_meta_and_callables():
     by_code = metrics.accuracy_by(problems, correct, "variation_code").set_index("group")
     assert by_code.loc["21", "n"] == 2 and by_code.loc["21", "correct"] == 1  # "a" counts in 11 and in 21
     assert by_code["n"].sum() == 4
+    repeated = [make("d", ("1", "2"), ("+", "N0", "N1"), 3.0, type="Addition", variation_codes=("11", "23", "11"))]
+    assert list(metrics.accuracy_by(repeated, {"d": True}, "variation_code")["n"]) == [1, 1]  # SVAMP's chal-64
     by_ops = metrics.accuracy_by(problems, correct, "n_operators").set_index("group")
     assert by_ops.loc[1, "accuracy"] == 1.0 and by_ops.loc[2, "accuracy"] == 0.0
     assert list(metrics.accuracy_by(problems, correct, "n_numbers")["n"]) == [2, 1]
