@@ -6,7 +6,9 @@ measured: the largest attention weight of every prediction, the word it falls on
 example pairs how often the top word and the predicted equation stay the same although the gold changed.
 
 An attention matrix is one row per decoded token over the problem's words (`mwplib.solver.Solution`);
-padding columns beyond the words, if any, are ignored.
+padding columns beyond the words, if any, are ignored. The model cannot tell two copies of a word apart (same
+embedding, same state, same score), so it splits its attention evenly over them: every statistic here sums the
+copies first and speaks of tokens as the model reads them (slot numbers as ``number0``…, as in SVAMP's data).
 """
 from __future__ import annotations
 
@@ -23,27 +25,40 @@ from .metrics import answer_correct
 from .profiles import get_profile
 from .report import paper_vs_ours, save_figure
 from .solver import Solution, Solver
+from .text import encode_text
 
 Attention = Sequence[Sequence[float]]
 
 
-def top_word(words: Sequence[str], attention: Attention) -> tuple[str, float]:
-    """The word with the largest attention weight anywhere in the decoding, and that weight."""
-    matrix = np.atleast_2d(np.asarray(attention, dtype=float))[:, :len(words)]
+def token_attention(tokens: Sequence[str], attention: Attention) -> tuple[list[str], np.ndarray]:
+    """The distinct tokens of a problem and the attention on each per decoding step (steps × tokens), the
+    copies of a token summed."""
+    matrix = np.atleast_2d(np.asarray(attention, dtype=float))[:, :len(tokens)]
     if matrix.size == 0:
-        raise ValueError(f"empty attention matrix for {len(words)} words")
-    step, position = np.unravel_index(int(matrix.argmax()), matrix.shape)
-    return words[position], float(matrix[step, position])
+        raise ValueError(f"empty attention matrix for {len(tokens)} tokens")
+    distinct = list(dict.fromkeys(tokens))
+    column = {token: i for i, token in enumerate(distinct)}
+    summed = np.zeros((matrix.shape[0], len(distinct)))
+    np.add.at(summed.T, [column[t] for t in tokens[:matrix.shape[1]]], matrix.T)
+    return distinct, summed
 
 
-def max_weights(attentions: Iterable[Attention | None]) -> np.ndarray:
-    """The largest attention weight of each prediction (the distribution the paper describes as "usually
-    attends to a single word"); a prediction without attention raises, since it is not the constrained model."""
+def top_word(tokens: Sequence[str], attention: Attention) -> tuple[str, float]:
+    """The token with the largest attention weight (copies summed) at any decoding step, and that weight."""
+    distinct, summed = token_attention(tokens, attention)
+    step, column = np.unravel_index(int(summed.argmax()), summed.shape)
+    return distinct[column], float(summed[step, column])
+
+
+def max_weights(predictions: Iterable[tuple[Sequence[str], Attention | None]]) -> np.ndarray:
+    """The largest attention weight on one token (copies summed) of each (tokens, attention) prediction: the
+    distribution the paper describes as "usually attends to a single word". A prediction without attention
+    raises, since it is not the constrained model."""
     values = []
-    for i, attention in enumerate(attentions):
+    for i, (tokens, attention) in enumerate(predictions):
         if attention is None or not len(attention):
             raise ValueError(f"prediction {i} has no attention weights (not a Constrained-model run?)")
-        values.append(float(np.max(np.asarray(attention, dtype=float))))
+        values.append(top_word(tokens, attention)[1])
     return np.asarray(values)
 
 
@@ -65,7 +80,7 @@ def solve_examples(solver: Solver, examples: Sequence[PaperExample]) -> tuple[pd
         problem = example.problem()
         solution = solver.solve(example.text, problem.numbers)
         solutions[example.id] = solution
-        word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
+        word, weight = top_word(solution.tokens, solution.attention) if solution.attention else (None, float("nan"))
         correct = answer_correct(solution.prefix, problem.numbers, problem.answer)
         rows.append({"id": example.id, "emb": emb, "text": example.text, "gold": example.gold,
                      "paper": int(example.paper_correct), "ours": int(correct),
@@ -108,15 +123,19 @@ def plot_attention(solution: Solution, title: str = "") -> Any:
     return fig
 
 
-def plot_max_weights(weights: np.ndarray, title: str = "") -> Any:
-    """Histogram of the largest attention weight per prediction."""
+def plot_max_weights(weights: dict[tuple[str, str], np.ndarray], title: str = "") -> Any:
+    """Histograms (share of predictions) of the largest attention weight per prediction, one per (embedding,
+    dataset) of :func:`run_max_weights`."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3))
-    ax.hist(weights, bins=np.linspace(0, 1, 21), color="tab:blue")
-    ax.set_xlabel("largest attention weight of a prediction")
-    ax.set_ylabel("predictions")
+    fig, ax = plt.subplots(figsize=(5.5, 3))
+    for (emb, dataset), values in weights.items():
+        ax.hist(values, bins=np.linspace(0, 1, 21), histtype="step", linewidth=1.5, label=f"{emb}, {dataset}",
+                weights=np.full(len(values), 100 / len(values)))
+    ax.set_xlabel("largest attention weight on one token")
+    ax.set_ylabel("predictions (%)")
     ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
     return fig
 
 
@@ -124,7 +143,7 @@ def explain(solver: Solver, text: str) -> dict[str, Any]:
     """The teaching cell of notebook 03: solve `text`, return equation, answer, the most attended word and
     the attention heatmap."""
     solution = solver.solve(text)
-    word, weight = top_word(solution.words, solution.attention) if solution.attention else (None, float("nan"))
+    word, weight = top_word(solution.tokens, solution.attention) if solution.attention else (None, float("nan"))
     return {"equation": solution.equation, "answer": solution.answer, "top word": word, "weight": weight,
             "figure": plot_attention(solution, text) if solution.attention else None}
 
@@ -136,12 +155,27 @@ def train_on_all_asdiv(embedding: str, profile: str, seed: int = 0) -> tuple[dic
     problems = [p for split in load_cv("asdiv-a") for p in split.test]
     spec = runs.spec_for("constrained", embedding, "asdiv-a-all", "cv_asdiv-a/all", 0, profile, seed)
     record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False, need_weights=True)
-    return record, Solver.load(runs.checkpoint_path(record["key"]), beam=get_profile(profile).beam_size)
+    return record, Solver.load(runs.weights_of(record), beam=get_profile(profile).beam_size)
 
 
-def run_max_weights(records: Iterable[dict[str, Any]]) -> np.ndarray:
-    """The largest attention weight of every test prediction of the given (Constrained-model) runs."""
-    return max_weights(p.get("attention") for r in records for p in r["predictions"])
+def run_max_weights(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], np.ndarray]:
+    """The largest attention weight of every test prediction of the given Constrained-model cross-validation
+    runs, per (embedding label, dataset); each test problem is re-encoded for the tokens its attention covers."""
+    out: dict[tuple[str, str], list[np.ndarray]] = {}
+    for record in records:
+        spec = record["spec"]
+        problems = {p.id: p for p in load_cv(spec["dataset"])[spec["fold"]].test}
+        tokens = {i: encode_text(p.text, p.numbers, p.source).indexed for i, p in problems.items()}
+        group = (runs.embedding_label(spec["config"]["embedding"]), spec["dataset"])
+        out.setdefault(group, []).append(max_weights((tokens[p["id"]], p.get("attention"))
+                                                     for p in record["predictions"]))
+    return {group: np.concatenate(parts) for group, parts in out.items()}
+
+
+def weight_table(weights: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
+    """:func:`weight_summary` per (embedding, dataset) of :func:`run_max_weights` (notebook 03)."""
+    return pd.DataFrame([{"emb": emb, "dataset": dataset, **weight_summary(values)}
+                         for (emb, dataset), values in weights.items()])
 
 
 def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: str) -> list[str]:

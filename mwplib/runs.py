@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -50,13 +50,21 @@ class RunSpec:
 
     def describe(self) -> dict[str, Any]:
         """What the run's key hashes; a config field added later is left out at the value earlier runs used."""
-        config = {k: v for k, v in asdict(self.config).items() if k not in ADDED_FIELDS or v != ADDED_FIELDS[k]}
-        return {**{k: v for k, v in asdict(self).items() if k != "config"},
+        config = {k: v for k, v in _as_declared(self.config).items() if k not in ADDED_FIELDS or v != ADDED_FIELDS[k]}
+        return {**{k: v for k, v in _as_declared(self).items() if k != "config"},
                 "config": {"class": type(self.config).__name__, **config}}
 
     def key(self, data_checksum: str) -> str:
         blob = json.dumps({**self.describe(), "data": data_checksum}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _as_declared(instance: Any) -> dict[str, Any]:
+    """A dataclass's fields (nested ones as dicts), an int in a float field as a float: ``val_fraction=0`` and
+    the CLI's ``0.0`` are one setting, so they must be one key."""
+    values = asdict(instance)
+    return {f.name: float(values[f.name]) if f.type in ("float", float) and type(values[f.name]) is int
+            else values[f.name] for f in fields(instance)}
 
 
 def data_checksum(train: Sequence[Problem], test: Sequence[Problem]) -> str:
@@ -97,6 +105,22 @@ def checkpoint_path(key: str) -> Path:
     return paths.cache_dir("checkpoints") / f"{key}.pt"
 
 
+def weights_checksum(path: Path) -> str:
+    """Hash of a saved checkpoint, recorded with its run: weights left on a machine by another training of the
+    same run (retrained elsewhere with `force`) are then told apart from the recorded ones."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
+
+
+def weights_of(record: dict[str, Any]) -> Path | None:
+    """The checkpoint of the recorded run on this machine, or None if it is absent or from another training of
+    the run (records written before checksums were kept trust the file)."""
+    path = checkpoint_path(record["key"])
+    if not path.exists() or ("weights" in record and weights_checksum(path) != record["weights"]):
+        return None
+    return path
+
+
 def resume_path(key: str) -> Path:
     """Where an unfinished run keeps its state after each epoch, until it is recorded (ignored cache)."""
     return paths.cache_dir("resume") / f"{key}.pt"
@@ -121,7 +145,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     With `need_weights`, a recorded run whose checkpoint is not on this machine (weights are not committed)
     is trained again, so its weights can be loaded."""
     if not force and (record := recorded(spec, train, test, profile)) is not None:
-        if not need_weights or checkpoint_path(record["key"]).exists():
+        if not need_weights or weights_of(record) is not None:
             return record
     prof = get_profile(profile)
     train, test, checksum = _profiled(train, test, prof)
@@ -137,8 +161,9 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
                          val_fraction=spec.val_fraction, progress=progress, resume=resume,
                          description=f"{spec.model}/{spec.config.embedding} {spec.dataset} fold {spec.fold}")
     model.load_state_dict(result.state)
-    save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))
-    record = {"key": key, "spec": spec.describe(), "data_checksum": checksum, "n_train": len(train),
+    checkpoint = save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))
+    record = {"key": key, "spec": spec.describe(), "data_checksum": checksum, "weights": weights_checksum(checkpoint),
+              "n_train": len(train),
               "n_test": len(test), "device": str(pick_device()),
               "metrics": {"test_accuracy": result.test_accuracy, "best_epoch": result.best_epoch,
                           "peer_test_accuracy": result.peer_test_accuracy, "peer_epoch": result.peer_epoch},

@@ -12,6 +12,7 @@ import torch
 
 from . import expr
 from .models import MODELS, MWPModel, assemble
+from .numbers import words_to_numbers
 from .problem import Problem
 from .text import OutputVocab, Vocab, encode_text, extract_numbers
 from .train import predict
@@ -45,6 +46,7 @@ class Solution:
     answer: float | None  # None when the predicted expression cannot be evaluated
     logprob: float
     attention: list[list[float]] | None  # Constrained model: one row over `words` per output token
+    tokens: tuple[str, ...] = ()  # `words` with slot numbers as number0…: what the Constrained model reads
 
 
 class Solver:
@@ -59,8 +61,11 @@ class Solver:
         return cls(model, max_len, beam)
 
     def solve(self, text: str, numbers: tuple[str, ...] | None = None) -> Solution:
-        """Predict the equation of `text`; its numbers are found automatically unless given."""
-        numbers = extract_numbers(text) if numbers is None else numbers
+        """Predict the equation of `text`; its numbers are found automatically unless given, after number words
+        become digits ("seven" → 7), as SVAMP's training CSVs write them."""
+        if numbers is None:
+            text = words_to_numbers(text)[0]
+            numbers = extract_numbers(text)
         encoded = encode_text(text, numbers)
         problem = Problem("input", text, "", "", None, numbers)
         example = self.model.prepare(problem, encoded, target=False)
@@ -72,5 +77,6 @@ class Solver:
             answer: float | None = float(expr.evaluate(node, bindings))
         except expr.ExpressionError:
             equation, answer = " ".join(pred.prefix), None
-        return Solution(encoded.words, numbers, pred.prefix, equation, answer, pred.logprob, pred.attention)
+        return Solution(encoded.words, numbers, pred.prefix, equation, answer, pred.logprob, pred.attention,
+                        encoded.indexed)
 

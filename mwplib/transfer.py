@@ -26,7 +26,7 @@ from .problem import Problem
 from .records import read_record, record_path, write_record
 from .profiles import get_profile
 from .repro import run_manifest
-from .runs import checkpoint_path, data_checksum
+from .runs import checkpoint_path, data_checksum, weights_of
 from .solver import load_checkpoint
 from .text import EncodedText, encode_text
 from .train import accuracy, predict, score
@@ -72,11 +72,14 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     folder = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"]
     path = record_path(folder, f"{record['key']}-on-{name}-{checksum}")
     if path.exists() and not force:
-        return read_record(path)
-    checkpoint = checkpoint_path(record["key"])
-    if not checkpoint.exists():
-        raise MissingWeights(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint at "
-                             f"{checkpoint}; retrain it with mwplib.runs.run(..., force=True)")
+        cached = read_record(path)
+        if cached.get("weights") == record.get("weights"):  # evaluated with the recorded run's weights
+            return cached
+    checkpoint = weights_of(record)
+    if checkpoint is None:
+        raise MissingWeights(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint of its "
+                             f"recorded weights at {checkpoint_path(record['key'])}; retrain it with "
+                             f"mwplib.runs.run(..., force=True)")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
     # a text left with no words (the question was all of it) gives the model nothing to read: unsolved
@@ -87,7 +90,8 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     for i, pred in zip(readable, predict(model, examples, beam=spec["beam"], max_len=max_len)):
         predictions[i] = dataclasses.replace(pred, prefix=_to_own_slots(pred.prefix, encoded[i][1]))
     records = score(test, predictions)
-    result = {"run": record["key"], "test": name, "data_checksum": checksum, "n_test": len(test),
+    result = {"run": record["key"], "weights": record.get("weights"), "test": name, "data_checksum": checksum,
+              "n_test": len(test),
               "n_empty_text": len(test) - len(readable),
               "n_missing_slots": sum(len(kept) < len(p.numbers) for p, (_, kept) in zip(test, encoded)),
               "accuracy": accuracy(records), "predictions": records,

@@ -10,22 +10,33 @@ from mwplib import examples, expr
 
 
 def test_top_word_ignores_padding_and_finds_global_maximum() -> None:
-    words = ["john", "delivered", "3", "every"]
+    words = ["john", "delivered", "number0", "every"]
     attention = [[0.1, 0.2, 0.3, 0.4, 0.0], [0.0, 0.05, 0.05, 0.5, 0.95]]  # last column is padding
     assert aa.top_word(words, attention) == ("every", 0.5)
     with pytest.raises(ValueError, match="empty"):
         aa.top_word(words, [])
 
 
+def test_top_word_sums_the_copies_of_a_word() -> None:
+    # the order-blind model splits its attention evenly over the three "marbles"
+    tokens = ["marbles", "sold", "number0", "marbles", "marbles"]
+    distinct, summed = aa.token_attention(tokens, [[0.2, 0.3, 0.05, 0.2, 0.25]])
+    assert distinct == ["marbles", "sold", "number0"] and summed[0].tolist() == pytest.approx([0.65, 0.3, 0.05])
+    assert aa.top_word(tokens, [[0.2, 0.3, 0.05, 0.2, 0.25]]) == ("marbles", pytest.approx(0.65))
+
+
 def test_max_weights_and_summary() -> None:
-    weights = aa.max_weights([[[0.2, 0.8]], [[1.0, 0.0], [0.3, 0.7]], [[0.4, 0.35, 0.25]]])
-    assert weights.tolist() == [0.8, 1.0, 0.4]
+    weights = aa.max_weights([(["a", "b"], [[0.2, 0.8]]), (["a", "b"], [[1.0, 0.0], [0.3, 0.7]]),
+                              (["a", "b", "a"], [[0.4, 0.35, 0.25]])])
+    assert weights.tolist() == pytest.approx([0.8, 1.0, 0.65])
     summary = aa.weight_summary(weights)
     assert summary["n"] == 3 and summary["median"] == 0.8
-    assert summary["share_ge_0.5"] == pytest.approx(200 / 3)
+    assert summary["share_ge_0.5"] == 100.0
     assert summary["share_ge_0.9"] == pytest.approx(100 / 3)
     with pytest.raises(ValueError, match="no attention"):
-        aa.max_weights([None])
+        aa.max_weights([(["a"], None)])
+    table = aa.weight_table({("S", "mawps"): weights, ("R (MiniLM)", "asdiv-a"): np.array([0.5])})
+    assert table.set_index(["emb", "dataset"]).loc[("S", "mawps"), "n"] == 3
 
 
 def test_pair_statistics_counts_only_pairs_whose_gold_differs() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from mwplib import paths, transfer
+from mwplib import paths, runs, transfer
 from mwplib.data import remove_question
 from mwplib.models import build_model, paper_config
 from mwplib.problem import Problem
@@ -29,7 +29,7 @@ def test_evaluate_on_scores_removed_questions_and_caches(tmp_path, monkeypatch) 
     checkpoint = tmp_path / "run.pt"
     model = build_model("seq2seq", paper_config("seq2seq"), TRAIN, seed=0)
     save_checkpoint(model, "seq2seq", 5, checkpoint)
-    monkeypatch.setattr(transfer, "checkpoint_path", lambda key: checkpoint)
+    monkeypatch.setattr(runs, "checkpoint_path", lambda key: checkpoint)
     record = {"key": "k", "spec": {"model": "seq2seq", "dataset": "toy", "split": "toy", "beam": 2, "seed": 0}}
     test = [remove_question(p) for p in TRAIN[:2]] + [
         remove_question(Problem("x", "Tom has 6 apples.", "How many for 2 days?", "", 12.0, ("6", "2"),
@@ -42,9 +42,26 @@ def test_evaluate_on_scores_removed_questions_and_caches(tmp_path, monkeypatch) 
     assert transfer.evaluate_on(record, test, "full", "without_questions") == result
 
 
+def test_weights_from_another_training_of_the_run_are_refused(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    checkpoint = tmp_path / "run.pt"
+    save_checkpoint(build_model("seq2seq", paper_config("seq2seq"), TRAIN, seed=0), "seq2seq", 5, checkpoint)
+    monkeypatch.setattr(runs, "checkpoint_path", lambda key: checkpoint)
+    record = {"key": "k", "weights": runs.weights_checksum(checkpoint),
+              "spec": {"model": "seq2seq", "dataset": "toy", "split": "toy", "beam": 2, "seed": 0}}
+    test = [remove_question(p) for p in TRAIN]
+    assert runs.weights_of(record) == checkpoint
+    first = transfer.evaluate_on(record, test, "full", "without_questions")
+    assert first["weights"] == record["weights"]
+    retrained = {**record, "weights": "0" * 16}  # the record of a training whose weights are not here
+    assert runs.weights_of(retrained) is None
+    with pytest.raises(transfer.MissingWeights, match="recorded weights"):
+        transfer.evaluate_on(retrained, test, "full", "without_questions")  # nor is the cached evaluation reused
+
+
 def test_runs_trained_elsewhere_are_left_out_only_when_asked_and_named(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(transfer, "checkpoint_path", lambda key: tmp_path / f"{key}.pt")  # no weights here
+    monkeypatch.setattr(runs, "checkpoint_path", lambda key: tmp_path / f"{key}.pt")  # no weights here
     monkeypatch.setattr(transfer, "question_removed_test", lambda record, released=False: TRAIN)
     record = {"key": "k", "spec": {"model": "seq2seq", "dataset": "mawps", "split": "cv_mawps/fold3",
                                    "config": {"embedding": "minilm"}, "beam": 2, "seed": 0}}

@@ -17,7 +17,12 @@ def test_notebook_03_smoke() -> None:
     metrics = execute_notebook("03_attention_analysis", "smoke")
     assert metrics["pairs_pairs"] == 10 and metrics["pairs_pairs_gold_differs"] == 9
     assert 0 <= metrics["examples_correct"] <= 20
-    assert 0.0 < metrics["max_weight_median"] <= 1.0
+    weights = pd.read_csv(paths.tables_dir("smoke") / "03_max_attention_weight.csv")
+    assert len(weights) == 4  # S and R (MiniLM) on MAWPS and ASDiv-A
+    for _, row in weights.iterrows():
+        name = f"max_weight_median_{row['emb']}_{row['dataset']}".lower().replace(" (", "_").replace(")", "")
+        assert metrics[name.replace("-", "_")] == pytest.approx(row["median"], abs=1e-4)
+        assert 0.0 < row["median"] <= 1.0
     examples = pd.read_csv(paths.tables_dir("smoke") / "table06_26_attention_examples.csv")
     assert len(examples) == 20 and examples["ours"].sum() == metrics["examples_correct"]
     assert examples["our top word"].notna().all()

@@ -56,6 +56,11 @@ def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
     assert record["metrics"]["peer_test_accuracy"] >= record["metrics"]["test_accuracy"]
     assert read_record(runs.run_path(_spec(), record["key"], "full"))["key"] == record["key"]
     assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
+    assert runs.weights_of(record) == runs.checkpoint_path(record["key"])
+    runs.checkpoint_path(record["key"]).write_bytes(b"weights of another training of this run")
+    again = runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
+    assert again["timing"] != record["timing"]  # retrained for its weights, with the same predictions
+    assert again["predictions"] == record["predictions"] and runs.weights_of(again) is not None
     frame = runs.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
     assert frame.loc[0, "devices"] == record["manifest"]["device"]
@@ -74,6 +79,9 @@ def test_checkpoint_round_trip(isolated, name) -> None:
         assert solver.solve(problem.text).prefix == solution.prefix  # numbers found in the raw text
         assert solution.answer == saved["answer"]
         assert solution.logprob == pytest.approx(saved["logprob"], abs=1e-5)
+    spelled = solver.solve("Tom has seven apples and 3 pears. How many fruits?")
+    assert spelled.numbers == ("7", "3")  # number words become numbers, as in SVAMP's training CSVs
+    assert spelled.tokens[:4] == ("tom", "has", "number0", "apples")
     batch = collate([model.prepare(problems[0])], model.embedder)
     with torch.no_grad():
         reloaded, _ = load_checkpoint(runs.checkpoint_path(record["key"]))
@@ -315,3 +323,11 @@ def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
     assert runs.recorded(spec, split.train, split.test, "full") is not None  # trained before the fields existed
     probe = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", weight_decay=1e-5)
     assert probe.describe()["config"]["weight_decay"] == 1e-5 and probe.key("x") != spec.key("x")
+
+
+def test_an_integer_in_a_float_field_gives_the_same_key() -> None:
+    """`val_fraction=0` (a script) and `--val-fraction 0` (the CLI, 0.0) are one run."""
+    as_int = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0, dropout=0)
+    as_float = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0, dropout=0.0)
+    assert as_int.key("x") == as_float.key("x")
+    assert as_int.key("x") != runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0).key("x")
