@@ -25,6 +25,9 @@ from mwplib.problem import Problem
     # "j.t ." splits a sentence; the cue-less tail is joined back to its question
     ("j.t . has 5 cards . how many cards did j.t . have at first ?", "j.t . has 5 cards .",
      "how many cards did j.t . have at first ?"),
+    # "what's" in raw text is a cue (it was not, and the question grew back to an earlier "how")
+    ("Sam learned how to bake. He baked 12 cakes and sold 5. What's left?",
+     "Sam learned how to bake. He baked 12 cakes and sold 5.", "What's left?"),
     # no question at all: the last sentence is treated as the question
     ("Convert 0.176 to a percent .", "", "Convert 0.176 to a percent ."),
     ("", "", ""),

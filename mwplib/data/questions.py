@@ -21,7 +21,7 @@ QUESTION_WORDS = ("about how", "how", "what")
 IMPERATIVES = ("find", "calculate", "determine")
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=\S)")
-_CUE = re.compile(r"(?<![\w'])(?P<cue>" + "|".join(QUESTION_WORDS) + r")(?![\w'])"
+_CUE = re.compile(r"(?<![\w'])(?P<cue>" + "|".join(QUESTION_WORDS) + r")(?!\w)"  # "what's" in raw text too
                   r"|(?:^|(?<=,)\s*)(?P<imperative>" + "|".join(IMPERATIVES) + r")(?![\w'])", re.IGNORECASE)
 
 
