@@ -39,6 +39,10 @@ ANSWER_TOLERANCE = 1e-4
 #: Integer exponents beyond this are refused: ``10^10^10`` must not hang a model evaluation.
 MAX_EXPONENT = 1024
 
+#: Exact powers whose numerator or denominator would exceed this many bits are refused too: each exponent of
+#: ``((10^1000)^1000)^1000`` is small, the result is not (no answer in these datasets comes near 2^100000).
+MAX_POWER_BITS = 100_000
+
 
 class ExpressionError(ValueError):
     """Any malformed, unsafe or unevaluable expression; the message quotes the expression."""
@@ -422,6 +426,8 @@ def _power(base: Fraction, exponent: Fraction) -> Fraction:
             raise ExpressionError(f"exponent {exponent} too large (> {MAX_EXPONENT})")
         if base == 0 and exponent < 0:
             raise ExpressionError(f"division by zero (0 ^ {exponent})")
+        if abs(exponent) * max(base.numerator.bit_length(), base.denominator.bit_length()) > MAX_POWER_BITS:
+            raise ExpressionError(f"{base} ^ {exponent} too large (> {MAX_POWER_BITS} bits)")
         return base ** int(exponent)
     # Non-integer exponent: no exact rational in general, so computed in floating point (documented).
     if base < 0:

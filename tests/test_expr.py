@@ -279,6 +279,7 @@ def test_evaluate_is_exact_and_uses_bindings():
     ("1 / 0", None, "division by zero"), ("1 / (2 - 2)", None, "division by zero"),
     ("0 ^ -1", None, "division by zero"), ("N0 + 1", None, "unbound symbol 'N0'"),
     ("10 ^ 5000", None, "too large"), ("(-8) ^ 0.5", None, "negative base"),
+    ("((10 ^ 1000) ^ 1000) ^ 1000", None, "too large"),  # each exponent allowed, the result too big
     ("N0 * 2", {"N0": float("nan")}, "not finite"), ("N0 * 2", {"N0": "abc"}, "not a number"),
 ])
 def test_evaluate_errors(text, bindings, message):
