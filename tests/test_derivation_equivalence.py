@@ -4,7 +4,8 @@ from fractions import Fraction
 import pytest
 
 from mwplib.derivation.derivations import Derivation
-from mwplib.derivation.equivalence import alignments_equivalent, derivations_equivalent, template_equivalences
+from mwplib.derivation.equivalence import (alignments_equivalent, derivations_equivalent, reliable,
+                                          template_equivalences)
 from mwplib.derivation.reconcile import reconcile
 from mwplib.derivation.solve import INFINITE, NONE, UNIQUE, solve, solve_linear
 from mwplib.derivation.templates import TemplateError, parse_template
@@ -73,6 +74,19 @@ def test_parser_rejects_nonlinear_templates_without_eval():
     with pytest.raises(TemplateError):
         parse_template(["__import__('os') = a"])
     assert parse_template(["0.01 * a * m + 1 / b * m = c"]).slots == ("a", "b", "c")
+
+
+@pytest.mark.parametrize("first, second", [
+    # with every slot equal (the probes), the first has infinitely many solutions, the second divides by zero
+    (["a * m + b * n = c * d", "m + n = c"], ["m = c * (d - b) / (a - b)", "n = c - m"]),
+    # both mean m = c; with a = b the first reads 0 = 0, the second still solves
+    (["a * m - b * m = a * c - b * c"], ["a * m + b * m = a * c + b * c"]),
+])
+def test_equivalence_survives_a_degenerate_probe(first, second):
+    t1, t2 = parse_template(first), parse_template(second)
+    assert not reliable(t1) or not reliable(t2)
+    assert any(dict(gamma) == {s: s for s in t1.slots} for gamma in template_equivalences(t1, t2))
+    assert len(reconcile([t1, t2]).classes) == 1
 
 
 def test_reconcile_groups_only_equivalent_templates():

@@ -2,10 +2,13 @@
 
 TEMPLEQUIV tries every 1-1 renaming γ of slots and keeps those under which both templates have the same
 solution on R random coefficient vectors (a Monte-Carlo test). We prune the renamings with a *slot
-fingerprint* that any true renaming must preserve (the solution when that slot alone gets a second
-value), so the permutation search runs only over slots that could correspond. Unknowns may be named
-differently in the two templates: solutions are compared under one consistent renaming of unknowns.
-Used by notebook 05.
+fingerprint* (the solution when that slot alone gets a second value, all others sharing one), so the
+permutation search runs only over slots that could correspond. A true renaming preserves the fingerprints
+only where both templates have a unique solution at every probe: the probes are not random, and at a
+degenerate one (all slots equal makes ``a - b`` vanish) two templates that agree on random coefficients can
+fail differently, or one fail where the other solves. A template with such a probe is *unreliable*: it is
+compared with every template of the same counts, over every renaming. Unknowns may be named differently in
+the two templates: solutions are compared under one consistent renaming of unknowns. Used by notebook 05.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from functools import lru_cache
 from typing import Iterator, Mapping
 
 from mwplib.derivation.derivations import Derivation, Position
-from mwplib.derivation.solve import Solution, solve
+from mwplib.derivation.solve import UNIQUE, Solution, solve
 from mwplib.derivation.templates import Template
 
 ROUNDS = 10  # R of Algorithm 1 (the paper found larger R made no difference)
@@ -42,17 +45,39 @@ def slot_fingerprints(template: Template) -> tuple[tuple, ...]:
     return tuple(out)
 
 
+def counts(template: Template) -> tuple[int, int, int]:
+    """Slot, unknown and equation counts: equivalent templates share them."""
+    return len(template.slots), len(template.unknowns), len(template.equations)
+
+
 @lru_cache(maxsize=None)
 def signature(template: Template) -> tuple:
-    """Cheap invariants equivalent templates share: slot, unknown and equation counts, the solution with
-    all slots equal, and the multiset of slot fingerprints. Reconciliation groups on it."""
+    """The counts, the solution with all slots equal, and the multiset of slot fingerprints: reliable
+    equivalent templates share it (see :func:`reliable`)."""
     equal = _canonical(solve(template, dict.fromkeys(template.slots, _BASE)))
-    return (len(template.slots), len(template.unknowns), len(template.equations), equal,
-            tuple(sorted(slot_fingerprints(template), key=repr)))
+    return (*counts(template), equal, tuple(sorted(slot_fingerprints(template), key=repr)))
+
+
+@lru_cache(maxsize=None)
+def reliable(template: Template) -> bool:
+    """Whether every probe of :func:`signature` has a unique solution, so that an equivalent template that is
+    reliable too has the same signature and fingerprints."""
+    return signature(template)[3][0] == UNIQUE and all(fp[0] == UNIQUE for fp in slot_fingerprints(template))
+
+
+def may_be_equivalent(t1: Template, t2: Template) -> bool:
+    """False only when the cheap invariants prove the templates are not equivalent."""
+    if counts(t1) != counts(t2):
+        return False
+    return signature(t1) == signature(t2) or not (reliable(t1) and reliable(t2))
 
 
 def _candidate_renamings(t1: Template, t2: Template) -> Iterator[dict[str, str]]:
-    """All 1-1 slot maps t1 → t2 that respect slot fingerprints."""
+    """All 1-1 slot maps t1 → t2 that respect slot fingerprints (every map when a template is unreliable)."""
+    if not (reliable(t1) and reliable(t2)):
+        for targets in itertools.permutations(t2.slots):
+            yield dict(zip(t1.slots, targets))
+        return
     groups1, groups2 = defaultdict(list), defaultdict(list)
     for slot, fp in zip(t1.slots, slot_fingerprints(t1)):
         groups1[repr(fp)].append(slot)
@@ -83,9 +108,7 @@ def template_equivalences(t1: Template, t2: Template, rounds: int = ROUNDS, seed
     """TEMPLEQUIV(T1, T2): every slot renaming γ (as sorted (slot1, slot2) pairs) under which the templates
     give the same solutions on `rounds` seeded random coefficient vectors; empty iff not equivalent.
     `first_only` stops at the first γ (enough for reconciliation)."""
-    if len(t1.slots) != len(t2.slots) or len(t1.unknowns) != len(t2.unknowns):
-        return ()
-    if signature(t1) != signature(t2):
+    if not may_be_equivalent(t1, t2):
         return ()
     rng = random.Random(seed)
     vectors = [{s: Fraction(rng.randint(2, 10**6), rng.randint(1, 97)) for s in t1.slots} for _ in range(rounds)]

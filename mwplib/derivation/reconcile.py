@@ -1,8 +1,8 @@
 """Template reconciliation (§3): group equivalent templates of one or several datasets.
 
-Cheap invariants first (`equivalence.signature`: slot, unknown and equation counts and solutions on
-shared probe inputs), then TEMPLEQUIV only against the representatives of classes in the same
-signature group. Used by notebook 05 (Table 2, and the TE* setting of Table 4).
+Cheap invariants first (`equivalence.may_be_equivalent`: slot, unknown and equation counts and solutions on
+shared probe inputs), then TEMPLEQUIV only against the representatives of classes those do not rule out.
+Used by notebook 05 (Table 2, and the TE* setting of Table 4).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from mwplib.derivation.derivations import Derivation
-from mwplib.derivation.equivalence import signature, template_equivalences
+from mwplib.derivation.equivalence import counts, may_be_equivalent, template_equivalences
 from mwplib.derivation.templates import Template
 
 
@@ -40,18 +40,18 @@ class Reconciliation:
 def reconcile(templates: Iterable[Template], seed: int = 0) -> Reconciliation:
     """Group equivalent templates; the first template seen of each class represents it."""
     result = Reconciliation()
-    reps_by_signature: dict[tuple, list[Template]] = defaultdict(list)
+    reps_by_counts: dict[tuple, list[Template]] = defaultdict(list)
     for template in templates:
         if template.key in result.representative:
             continue
-        for rep in reps_by_signature[signature(template)]:
+        for rep in filter(lambda rep: may_be_equivalent(template, rep), reps_by_counts[counts(template)]):
             found = template_equivalences(template, rep, seed=seed, first_only=True)
             if found:
                 result.representative[template.key] = rep
                 result.renaming[template.key] = dict(found[0])
                 break
         else:
-            reps_by_signature[signature(template)].append(template)
+            reps_by_counts[counts(template)].append(template)
             result.representative[template.key] = template
             result.renaming[template.key] = {s: s for s in template.slots}
     return result
