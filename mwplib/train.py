@@ -3,7 +3,10 @@ retrain the SVAMP models).
 
 Adam with a separate learning rate for the embedder; per-epoch evaluation on a validation part carved
 from the training problems (model selection, the honest default) *and* on the test problems (so the
-peers' protocol — best epoch on the test fold — can be reported beside it, clearly labelled).
+peers' protocol — best epoch on the test fold — can be reported beside it, clearly labelled). The model's
+vocabularies (words, output constants) and the decoding length come from the whole training fold, validation
+part included (`mwplib.runs.run` builds the model before the part is carved): a constant only validation
+problems use can be decoded for them, which can only flatter the validation score; the test fold never leaks.
 """
 from __future__ import annotations
 
