@@ -96,6 +96,10 @@ def test_mawps_gold_matches_answers_except_listed() -> None:
     issues = issue_list(problems)
     assert {p.id for p in problems if not p.prefix} == _ids(issues, NO_EXPRESSION) == MAWPS_NO_EXPRESSION
     assert _wrong_answers(problems) == _ids(issues, ANSWER_MISMATCH) == MAWPS_ANSWER_MISMATCH
+    # an equation number the text lacks is listed, e.g. "Sally saw 1 dozen birds": 1 * 12
+    assert "mawps-3023" in _ids(issues, NUMBER_NOT_IN_TEXT)
+    assert all(p.id in _ids(issues, NUMBER_NOT_IN_TEXT) for p in problems if any(
+        not t.startswith("N") and t not in "+-*/^" for t in p.prefix))
 
 
 def test_mawps_subsets_gold_matches_answers_except_listed() -> None:

@@ -63,6 +63,8 @@ def test_svamp_constants_only_where_the_text_lost_a_number() -> None:
     # chal-50's text says "now has 415 baseball cards and Ace cards left"; its equation uses 149
     with_constants = {p.id: p.prefix for p in load_svamp() if any(is_number(t) for t in p.prefix)}
     assert with_constants == {"chal-50": ("-", "N2", "149.0")}
+    from mwplib.data import svamp_issues
+    assert [(i, issue.partition(":")[0]) for i, issue in svamp_issues()] == [("chal-50", "number-not-in-text")]
 
 
 def test_svamp_equations_give_answers_and_errata_switch() -> None:

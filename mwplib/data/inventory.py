@@ -22,6 +22,7 @@ from mwplib.data.errata import errata_markdown
 from mwplib.data.gold import issue_kind, issue_list
 from mwplib.data.math23k import FULL_SIZE, load_math23k, load_math23k_public_test, math23k_issues, read_json_stream
 from mwplib.data.mawps import load_mawps_2373, load_mawps_subsets
+from mwplib.data.svamp import svamp_issues
 
 README = "README.md"
 DERIVED = "DERIVED (computed here, see SOURCES.md)"
@@ -155,7 +156,8 @@ def issue_summary(examples: int = 3) -> pd.DataFrame:
     subsets = [problem for problems in load_mawps_subsets().values() for problem in problems]
     rows = []
     for dataset, issues in (("MAWPS 2373", issue_list(load_mawps_2373())), ("MAWPS subsets", issue_list(subsets)),
-                            ("ASDiv-A", asdiv_issues()), ("Math23K (available)", math23k_issues())):
+                            ("ASDiv-A", asdiv_issues()), ("Math23K (available)", math23k_issues()),
+                            ("SVAMP", svamp_issues())):
         by_kind: dict[str, list[tuple[str, str]]] = {}
         for problem_id, issue in issues:
             by_kind.setdefault(issue_kind(issue), []).append((problem_id, issue))

@@ -107,7 +107,7 @@ def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> P
     except ExpressionError as error:
         issues.append(f"{NO_EXPRESSION}: {error}")
     else:
-        issues += prefix_issues(prefix, numbers, answer)
+        issues += prefix_issues(prefix, numbers, answer, report_constants=True)
     meta = {"source": source, "sources": sources, "segmented_text": record["segmented_text"],
             "answer_raw": raw_answer, "issues": tuple(issues)}
     return Problem(id=str(record["id"]), body=text, question="", equation=equation, answer=answer,

@@ -64,7 +64,7 @@ def _problem(record: Mapping[str, Any], problem_id: str, source: str, meta: Mapp
     except ExpressionError as error:
         issues = [f"{NO_EXPRESSION}: {error}"]
     else:
-        issues = prefix_issues(prefix, numbers, answer)
+        issues = prefix_issues(prefix, numbers, answer, report_constants=True)
     if "templateNumber" in record:  # SingleEq's own template annotation
         meta = {**meta, "template_number": record["templateNumber"]}
     return Problem(id=problem_id, body=body, question=question, equation="; ".join(equations), answer=answer,

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Literal, Sequence
 from mwplib.data.asdiv import load_asdiv_a_problems
 from mwplib.data.checksums import DataError, data_file
 from mwplib.data.errata import apply_errata
-from mwplib.data.gold import read_json, text_numbers
+from mwplib.data.gold import issue_list, prefix_issues, read_json, text_numbers
 from mwplib.data.mawps import load_mawps_2373
 from mwplib.expr import ExpressionError, is_slot, parse_infix, parse_prefix, slot_index, to_prefix
 from mwplib.numbers import format_number, map_equation
@@ -290,7 +290,9 @@ def _svamp_json() -> tuple[Problem, ...]:
             numbers = text_numbers(f"{body} {question}")
             prefix = tuple(to_prefix(map_equation(parse_infix(record["Equation"]), numbers)))
             answer = float(record["Answer"])
-            meta = {"type": record["Type"], **variations[record["ID"]], "source": source}
+            # numbers only: an answer erratum is applied later, so answers are checked after it, not here
+            issues = tuple(prefix_issues(prefix, numbers, None, report_constants=True))
+            meta = {"type": record["Type"], **variations[record["ID"]], "source": source, "issues": issues}
         except (KeyError, ValueError) as error:  # ExpressionError is a ValueError
             raise DataError(f"{source}: cannot parse record ({type(error).__name__}: {error})") from None
         problems.append(Problem(record["ID"], body, question, record["Equation"], answer, numbers, prefix, meta))
@@ -301,11 +303,17 @@ def load_svamp(errata: bool = True) -> list[Problem]:
     """The 1000 SVAMP challenge problems (chal-1 … chal-1000) from SVAMP.json (notebook 00_datasets, Table 9).
 
     `numbers` are the quantities of Body + Question, `prefix` the Equation mapped onto them; an equation
-    number missing from the text stays a constant (only chal-50, whose text lost "149"). meta: `type`,
-    `variation_codes` (latest applied first), `variation_categories` (the set, sorted), `source`.
+    number missing from the text stays a constant and is listed in `meta["issues"]` (only chal-50, whose text lost
+    "149"; :func:`svamp_issues`). meta: `type`, `variation_codes` (latest applied first), `variation_categories`
+    (the set, sorted), `source`, `issues`.
     `errata=False` keeps the released values instead of the corrections in `mwplib.data.errata`.
     """
     return apply_errata(_svamp_json(), enabled=errata)
+
+
+def svamp_issues() -> list[tuple[str, str]]:
+    """(id, issue) for every SVAMP problem that does not fit cleanly (an equation number the text lacks)."""
+    return issue_list(_svamp_json())
 
 
 _CV_FOLDERS = {"mawps": "cv_mawps", "asdiv-a": "cv_asdiv-a"}
