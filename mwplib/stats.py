@@ -30,6 +30,7 @@ Definitions (with where they may differ from the papers):
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from collections import Counter
 from functools import partial
@@ -264,10 +265,11 @@ def cld_tokens(problems: Sequence[Problem], *, remove_stop_words: bool = True) -
     does, without stop words), numbers as ``<num>``, person names as ``<person>``.
 
     spaCy parses are cached under build/cache/cld with each token's stop-word flag, so both variants cost
-    one parse (the slow part).
+    one parse (the slow part); the cache key holds the texts, spaCy's version and the parsing code.
     """
     texts = [p.text for p in problems]
-    key = hashlib.sha256(json.dumps([metadata.version("spacy"), texts]).encode()).hexdigest()[:16]
+    parser = inspect.getsource(_parse_for_cld)
+    key = hashlib.sha256(json.dumps([metadata.version("spacy"), parser, texts]).encode()).hexdigest()[:16]
     cache = paths.cache_dir("cld") / f"{key}.json"
     if cache.exists():
         parsed = json.loads(cache.read_text())

@@ -173,3 +173,20 @@ def test_overlap_table_subsamples_under_the_profile_and_lists_what_cannot_be_rep
         100 * (1 - lex_reduced / lex))
     assert np.isnan(ours.loc[("SimulEq-L", "template overlap reduction (%)"), "ours"])
     assert "ERG" in " ".join(table["note"])
+
+
+def test_cld_parse_cache_is_keyed_by_the_parsing_code(tmp_path, monkeypatch):
+    monkeypatch.setattr(stats.paths, "cache_dir", lambda name: tmp_path)
+
+    def parse_a(texts):
+        return [[("a", False)] for _ in texts]
+
+    def parse_b(texts):
+        return [[("b", False)] for _ in texts]
+
+    problems = [make("p", "Mary bought 12 apples.")]
+    monkeypatch.setattr(stats, "_parse_for_cld", parse_a)
+    assert stats.cld_tokens(problems) == [("a",)]
+    monkeypatch.setattr(stats, "_parse_for_cld", parse_b)
+    assert stats.cld_tokens(problems) == [("b",)]  # not the cached parse of the old code
+    assert len(list(tmp_path.iterdir())) == 2
