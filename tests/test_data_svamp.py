@@ -237,3 +237,15 @@ def test_malformed_manifest_line_is_named(data_copy) -> None:
     manifest_path.write_text("\n".join([*lines, "not-a-digest svamp/x.json"]) + "\n")
     with pytest.raises(DataError, match=rf"CHECKSUMS\.sha256:{len(lines) + 1}: malformed line"):
         checksums.manifest()
+
+
+def test_a_short_or_long_csv_row_is_named(tmp_path, monkeypatch) -> None:
+    from mwplib.data import svamp
+
+    header = "Question,Numbers,Equation,Answer,Body\n"
+    for row, fields in (("q,1 2,+ number0 number1,3\n", 4), ("q,1 2,+ number0 number1,3,b,x,y\n", 7)):
+        path = tmp_path / "rows.csv"
+        path.write_text(header + "q,1 2,+ number0 number1,3,b\n" + row)
+        monkeypatch.setattr(svamp, "data_file", lambda relpath: path)
+        with pytest.raises(DataError, match=rf"x\.csv#row1: {fields} fields, the header has 5"):
+            svamp._read_csv("x.csv")

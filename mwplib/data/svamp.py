@@ -53,10 +53,15 @@ _EMPTY_BODY = "Empty"  # what some CSV rows hold in `Body` for question-only pro
 @functools.lru_cache(maxsize=None)
 def _read_csv(relpath: str) -> tuple[dict[str, str], ...]:
     with data_file(relpath).open(encoding="utf-8", newline="") as handle:
-        rows = tuple(csv.DictReader(handle))
+        reader = csv.DictReader(handle)
+        rows = tuple(reader)
     required = {"Question", "Numbers", "Equation", "Answer", "Body"}
     if rows and not required <= rows[0].keys():
         raise DataError(f"{relpath}: missing columns {sorted(required - rows[0].keys())}")
+    for i, row in enumerate(rows):
+        if None in row.values() or None in row:  # csv pads a short row with None, keeps a long row's extras
+            fields = sum(len(v) if k is None else 1 for k, v in row.items() if v is not None)
+            raise DataError(f"{relpath}#row{i}: {fields} fields, the header has {len(reader.fieldnames or ())}")
     return rows
 
 
