@@ -74,3 +74,10 @@ def test_attention_heatmap_has_one_row_per_word() -> None:
     fig = aa.plot_attention(solution)
     assert len(fig.axes[0].get_yticklabels()) == 3
     assert np.asarray(fig.axes[0].images[0].get_array()).shape == (3, 1)
+
+
+def test_max_weight_histogram_counts_every_prediction() -> None:
+    weights = {("S", "mawps"): np.array([0.3, 1.0 + 1e-7, 1.0])}  # copies summed can pass 1 by rounding
+    fig = aa.plot_max_weights(weights)
+    heights = fig.axes[0].patches[0].get_xy()[:, 1]
+    assert heights.max() == pytest.approx(200 / 3)  # the two ~1.0 predictions share the last bin
