@@ -6,13 +6,19 @@
   graph, so the encoder sees both directions).
 
 The released SVAMP CSVs carry precomputed cells (`group_nums`); :func:`cell_agreement` compares ours with
-them. Parses are cached on disk (``build/cache/graphs``), so graph building stays out of the training
-loop. Used by the Graph2Tree model of notebook 01_baselines.
+them. Parses are cached on disk (``build/cache/graphs``, keyed by the words and the parser), so graph building
+stays out of the training loop. Used by the Graph2Tree model of notebook 01_baselines.
+
+Deviations from Graph2Tree's released code (which reads `group_nums`): equal quantities get no comparison edge
+(it links them both ways); the adjacency is row-normalised with self-loops, D⁻¹(A + I); the three graphs are
+cell, > and <. Recorded runs are keyed without the builder's code, so a change to what this module builds must
+bump `Graph2TreeConfig.graph_version`, or the old runs would be reused.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -37,19 +43,24 @@ class QuantityGraphs:
 
 
 def _parse(words: Sequence[str]) -> list[tuple[int, str, str]]:
-    """(head index, dependency label, coarse POS) per word, cached by the word sequence."""
-    key = hashlib.sha256("\x1f".join(words).encode()).hexdigest()[:24]
-    path = paths.cache_dir("graphs") / f"{key}.json"
-    if path.exists():
-        return [tuple(row) for row in json.loads(path.read_text())]  # type: ignore[misc]
+    """(head index, dependency label, coarse POS) per word, cached by the word sequence and the parser (spaCy's
+    and the model's versions: another parser must not reuse these parses)."""
+    import spacy
     from spacy.tokens import Doc
 
     nlp = spacy_pipeline()
+    parser = f"{spacy.__version__} {nlp.meta['name']} {nlp.meta['version']}"
+    key = hashlib.sha256("\x1f".join([parser, *words]).encode()).hexdigest()[:24]
+    path = paths.cache_dir("graphs") / f"{key}.json"
+    if path.exists():
+        return [tuple(row) for row in json.loads(path.read_text())]  # type: ignore[misc]
     doc = Doc(nlp.vocab, words=list(words))
     for _, component in nlp.pipeline:
         doc = component(doc)
     rows = [(t.head.i, t.dep_, t.pos_) for t in doc]
-    path.write_text(json.dumps(rows))
+    partial = path.with_suffix(f".{os.getpid()}.tmp")  # runs side by side must never read half a file
+    partial.write_text(json.dumps(rows))
+    partial.replace(path)
     return rows
 
 
@@ -80,22 +91,27 @@ def quantity_graphs(words: Sequence[str], num_pos: Sequence[int], numbers: Seque
 
 
 def cell_agreement(problems: Iterable[Problem]) -> dict[str, float]:
-    """Agreement of our quantity cells with the CSVs' `group_nums` (word indices of the masked CSV text),
-    over problems whose tokenisation matches the CSV's word count: mean Jaccard, precision and recall of
-    the cell words, and how many problems were compared / skipped (notebook 01)."""
+    """Agreement of our quantity cells with the CSVs' `group_nums` (word indices of the CSV text), over problems
+    whose words are the CSV's, position for position (numbers aside, e.g. "1,000"): mean Jaccard, precision and recall of the cell words other
+    than the numbers themselves (both sides hold those, which would count as agreement for free), and how many
+    problems were compared / skipped (notebook 01). An empty side agrees with an empty side."""
     jaccard = precision = recall = 0.0
     compared = skipped = 0
     for problem in problems:
         gold = set(problem.meta.get("group_nums", ()))
         encoded = encode_text(problem.text, problem.numbers, problem.source)
-        if not gold or len(encoded.words) != len(problem.text.split()):
+        numbers = set(encoded.num_pos)
+        csv_words = problem.text.lower().split()
+        if not gold or len(encoded.words) != len(csv_words) or any(  # numbers may be written differently
+                ours != theirs for i, (ours, theirs) in enumerate(zip(encoded.words, csv_words)) if i not in numbers):
             skipped += 1
             continue
-        ours = quantity_graphs(encoded.words, encoded.num_pos, problem.numbers).cell_words()
+        ours = quantity_graphs(encoded.words, encoded.num_pos, problem.numbers).cell_words() - numbers
+        gold -= numbers
         both = len(ours & gold)
-        jaccard += both / len(ours | gold)
-        precision += both / len(ours)
-        recall += both / len(gold)
+        jaccard += both / len(ours | gold) if ours | gold else 1.0
+        precision += both / len(ours) if ours else 1.0
+        recall += both / len(gold) if gold else 1.0
         compared += 1
     n = max(compared, 1)
     return {"jaccard": jaccard / n, "precision": precision / n, "recall": recall / n, "compared": compared,

@@ -323,6 +323,9 @@ def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
     assert runs.recorded(spec, split.train, split.test, "full") is not None  # trained before the fields existed
     probe = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", weight_decay=1e-5)
     assert probe.describe()["config"]["weight_decay"] == 1e-5 and probe.key("x") != spec.key("x")
+    assert "graph_version" not in spec.describe()["config"]  # version 1 built every recorded graph
+    rebuilt = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", graph_version=2)
+    assert rebuilt.key("x") != spec.key("x")  # new graphs: the recorded run is not reused
 
 
 def test_an_integer_in_a_float_field_gives_the_same_key() -> None:
