@@ -41,5 +41,5 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 [ "$setup_only" = 1 ] && exit 0
 
-export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg
+export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 exec .venv/bin/python -m mwplib.runner --profile "$profile" ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}

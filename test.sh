@@ -7,5 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./run_all.sh --setup-only
-export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg
+export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 exec .venv/bin/python -m pytest "$@"

@@ -4,8 +4,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Repository root. `MWPLIB_ROOT` overrides it (e.g. to run a notebook from a copy of the repo).
-ROOT = Path(os.environ.get("MWPLIB_ROOT", Path(__file__).resolve().parent.parent))
+#: Repository root. `MWPLIB_ROOT` overrides it (e.g. to run a notebook from a copy of the repo); a relative one is
+#: resolved here and written back, so a notebook kernel started in notebooks/ finds the same root.
+ROOT = Path(os.environ.get("MWPLIB_ROOT", Path(__file__).resolve().parent.parent)).resolve()
+if "MWPLIB_ROOT" in os.environ:
+    os.environ["MWPLIB_ROOT"] = str(ROOT)
 DATA = ROOT / "data"  # raw data, immutable, checksummed (data/CHECKSUMS.sha256)
 RESULTS = ROOT / "results"  # committed: finished runs (gzip JSON), tables, recorded metrics
 FIGURES = ROOT / "figures"  # committed figures (PNG + PDF)

@@ -6,7 +6,7 @@ call :func:`get_profile`; library code reads the fields, never the name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,9 @@ PROFILES: dict[str, Profile] = {
 DEFAULT_PROFILE = "quick"
 
 
-def get_profile(name: str | Profile, **overrides: object) -> Profile:
-    """Look up a profile by name; keyword overrides replace single fields (e.g. ``folds=(0, 1)``)."""
+def get_profile(name: str | Profile) -> Profile:
+    """Look up a profile by name (a `Profile` is returned as it is)."""
     profile = name if isinstance(name, Profile) else PROFILES.get(name)
     if profile is None:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
-    return replace(profile, **overrides) if overrides else profile
+    return profile

@@ -73,7 +73,10 @@ def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str = "", column:
     for _, row in frame.iterrows():
         if pd.notna(row[column]):
             name = "_".join([prefix, *(str(row[k]) for k in keys)]).lower()
-            out[re.sub(r"[^0-9a-z]+", "_", name).strip("_")] = round(float(row[column]), 4)
+            key = re.sub(r"[^0-9a-z]+", "_", name).strip("_")
+            if key in out:
+                raise ValueError(f"two rows of the table give the metric name {key!r}: add a key column")
+            out[key] = round(float(row[column]), 4)
     return out
 
 

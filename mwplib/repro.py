@@ -16,7 +16,7 @@ _PACKAGES = ("torch", "transformers", "spacy", "numpy", "pandas", "sympy", "mwpl
 def seed_everything(seed: int) -> None:
     """Seed Python, NumPy and (if installed) PyTorch."""
     random.seed(seed)
-    os.environ["PYTHONHASHSEED"] = str(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)  # for child processes; run_all.sh and test.sh export it for this one
     try:
         import numpy as np
 

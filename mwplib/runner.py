@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,14 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
     if only:
         found = [nb for nb in found if nb.name[:2] in only]
     return found
+
+
+def parameter_names(notebook: Path) -> set[str]:
+    """The names the notebook's `parameters`-tagged cell assigns (what `-p NAME=VALUE` may override)."""
+    cells = json.loads(notebook.read_text())["cells"]
+    source = "".join(next((c["source"] for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])), []))
+    return {target.id for node in ast.parse(source).body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 def execute_notebook(stem: str, profile: str, *, progress: bool = False, **parameters: Any) -> Path:
@@ -61,6 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     parameters = dict(parse_parameter(text) for text in args.param)
 
     todo = notebooks(args.only)
+    unmatched = sorted(set(args.only) - {nb.name[:2] for nb in todo})
+    if unmatched or not todo:
+        print(f"no notebook numbered {', '.join(unmatched) or 'at all'} under {paths.NOTEBOOKS}", file=sys.stderr)
+        return 2
+    known = set().union(*(parameter_names(nb) for nb in todo)) - {"PROFILE"}
+    unknown = sorted(set(parameters) - known)
+    if unknown:  # papermill would only warn, and a misspelt TRAIN_MISSING=False would train for hours
+        print(f"-p {', '.join(unknown)}: not a parameter of {', '.join(nb.stem for nb in todo)} "
+              f"(they have {', '.join(sorted(known))}; the profile is --profile)", file=sys.stderr)
+        return 2
     print(f"profile: {args.profile} (default {DEFAULT_PROFILE}); {len(todo)} notebooks", flush=True)
     rows: list[tuple[str, str, float]] = []
     for i, nb in enumerate(todo, 1):

@@ -6,10 +6,16 @@ from pathlib import Path
 import pytest
 
 from mwplib import paths
+from mwplib.profiles import PROFILES
 from mwplib.runner import notebooks
 
 NOTEBOOKS = notebooks()
 LIBRARY = sorted((paths.ROOT / "mwplib").rglob("*.py"))
+
+
+def test_every_notebook_is_numbered_and_found() -> None:
+    assert NOTEBOOKS, f"no numbered notebooks under {paths.NOTEBOOKS}"
+    assert sorted(paths.NOTEBOOKS.glob("*.ipynb")) == NOTEBOOKS, "a notebook not named NN_*.ipynb is never run"
 
 
 def _cells(nb_path: Path) -> list[dict]:
@@ -33,7 +39,10 @@ def test_notebook_has_literal_parameters_cell(nb: Path) -> None:
         assert isinstance(stmt, ast.Assign), f"{nb.name}: parameters cell holds only assignments"
         ast.literal_eval(stmt.value)  # raises if a value is not a literal
         names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-    assert "PROFILE" in names, f"{nb.name}: parameters cell must set PROFILE"
+    assert {"PROFILE", "SEED"} <= names, f"{nb.name}: parameters cell must set PROFILE and SEED"
+    profile = next(ast.literal_eval(s.value) for s in tree.body if any(getattr(t, "id", "") == "PROFILE"
+                                                                       for t in s.targets))
+    assert profile in PROFILES, f"{nb.name}: PROFILE {profile!r} is not one of {sorted(PROFILES)}"
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)

@@ -51,6 +51,8 @@ def test_headline_names_cells_by_their_keys_and_skips_missing():
     assert report.headline(frame, ["model", "dataset"], "t3") == {"t3_gts_asdiv_a": 41.2346}
     assert report.headline(frame, ["model", "dataset"], column="with question") == {
         "gts_asdiv_a": 50.0, "graph2tree_mawps": 60.0}
+    with pytest.raises(ValueError, match="'t3_gts'"):  # two rows, one name: one metric would overwrite the other
+        report.headline(frame.assign(model="GTS"), ["model"], "t3", column="with question")
 
 
 def test_save_figure_png_and_pdf(tmp_root):
@@ -66,6 +68,18 @@ def test_profiles_are_ordered_by_cost():
     smoke, quick, full = (PROFILES[n] for n in ("smoke", "quick", "full"))
     assert smoke.epochs(80) <= quick.epochs(80) <= full.epochs(80) == 80
     assert len(full.folds) == 5
-    assert get_profile("quick", folds=(0, 1)).folds == (0, 1)
+    assert get_profile(quick) is quick
     with pytest.raises(ValueError, match="unknown profile"):
         get_profile("huge")
+
+
+def test_a_relative_root_is_resolved_for_every_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "copy").mkdir()
+    code = "import os, mwplib.paths as p; print(p.ROOT, os.environ['MWPLIB_ROOT'])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, "MWPLIB_ROOT": "copy"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(tmp_path / "copy")] * 2  # a kernel started elsewhere inherits the absolute path

@@ -7,8 +7,8 @@ import pytest
 from mwplib import paths, runner
 
 
-def _notebook(path, code: str) -> None:
-    params = nbformat.v4.new_code_cell('PROFILE = "quick"')
+def _notebook(path, code: str, parameters: str = 'PROFILE = "quick"') -> None:
+    params = nbformat.v4.new_code_cell(parameters)
     params.metadata["tags"] = ["parameters"]
     nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell(code)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -41,8 +41,19 @@ def test_runner_only_selects_by_number(project, capsys):
 
 
 def test_runner_passes_literal_parameters(project, capsys):
-    _notebook(paths.NOTEBOOKS / "02_param.ipynb", "assert TRAIN_MISSING is False and MODELS == ['gts']")
+    _notebook(paths.NOTEBOOKS / "02_param.ipynb", "assert TRAIN_MISSING is False and MODELS == ['gts']",
+              'PROFILE = "quick"\nMODELS = ["seq2seq"]\nTRAIN_MISSING = True')
     assert runner.main(["--profile", "smoke", "-p", "TRAIN_MISSING=False", "-p", "MODELS=['gts']", "02"]) == 0
+
+
+def test_runner_refuses_what_it_would_silently_ignore(project, capsys):
+    _notebook(paths.NOTEBOOKS / "02_param.ipynb", "pass", 'PROFILE = "quick"\nTRAIN_MISSING = True')
+    assert runner.main(["--profile", "smoke", "-p", "TRAIN_MISING=False", "02"]) == 2  # misspelt: would train
+    assert "TRAIN_MISING: not a parameter of 02_param" in capsys.readouterr().err
+    assert runner.main(["--profile", "smoke", "-p", "PROFILE='full'", "02"]) == 2  # --profile names the output
+    assert runner.main(["--profile", "smoke", "-p", "TRAIN_MISSING=False", "00", "02"]) == 0  # one of them has it
+    assert runner.main(["--profile", "smoke", "07"]) == 2
+    assert "no notebook numbered 07" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", ["MODELS", "1X=2", "X=__import__('os')", "X=open('f')"])
