@@ -17,6 +17,8 @@ def test_notebook_01_smoke() -> None:
         expected = 100 * metrics.majority_template_baseline_splits([data.load_cv(name)[0]])
         assert recorded[f"majority_{name.replace('-', '_')}"] == pytest.approx(expected, abs=1e-4)
         assert 0.3 < recorded[f"cell_jaccard_{name}"] <= 1.0
+        assert recorded[f"cell_precision_{name}"] >= recorded[f"cell_jaccard_{name}"]
+        assert recorded[f"cell_compared_{name}"] > recorded[f"cell_skipped_{name}"]
     table2 = pd.read_csv(paths.tables_dir("smoke") / "table2_baselines.csv")
     assert set(table2["embedding"]) == {"S", "R (MiniLM)"}
     ran = table2.dropna(subset=["ours"])
