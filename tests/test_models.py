@@ -145,6 +145,9 @@ def test_constrained_model_tells_slots_apart_by_their_tokens() -> None:
     slot_ids = [example.inputs["ids"][i] for i in example.num_pos]
     assert len(set(slot_ids)) == 3 and constrained.embedder.vocab.ids(["<unk>"])[0] not in slot_ids
     assert len({plain.inputs["ids"][i] for i in plain.num_pos}) == 1  # order-aware models share one NUM token
+    indexed = build_model("transformer", fast_config("transformer", indexed_numbers=True), problems)
+    example = indexed.prepare(problems[4])
+    assert len({example.inputs["ids"][i] for i in example.num_pos}) == 3  # the probe: slots named, as in SVAMP
 
 
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer"])

@@ -41,7 +41,7 @@ def paper_config(model: str, embedding: str = "scratch") -> ModelConfig:
 def build_model(model: str, config: ModelConfig, train: Sequence[Problem], seed: int = 0) -> MWPModel:
     """A fresh (untrained) model whose vocabularies come from `train`, initialised from `seed`."""
     seed_everything(seed)
-    return assemble(model, config, *build_vocab(train, getattr(config, "indexed_numbers", False)))
+    return assemble(model, config, *build_vocab(train, config.indexed_numbers))
 
 
 def assemble(model: str, config: ModelConfig, vocab: Vocab, out_vocab: OutputVocab) -> MWPModel:

@@ -83,7 +83,7 @@ class MWPModel(nn.Module):
         a test equation may use constants the training split never showed, and needs no target)."""
         encoded = encoded or encode_text(problem.text, problem.numbers, problem.source)
         target_ids = tuple(self.out_vocab.ids(problem.prefix, problem.source)) if target and problem.prefix else ()
-        if getattr(self.config, "indexed_numbers", False):
+        if self.config.indexed_numbers:
             inputs = self.embedder.prepare(encoded.indexed, encoded.indexed)
         else:
             inputs = self.embedder.prepare(encoded.masked, encoded.words)

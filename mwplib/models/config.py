@@ -27,12 +27,16 @@ class ModelConfig:
     # "bf16": the forward pass of training runs under bfloat16 autocast (fp32 weights, gradients and optimizer;
     # evaluation stays fp32). Not the paper's setting: a speed probe for CPUs with bf16 matrix units.
     precision: str = "fp32"
+    # Input numbers as slot-naming tokens (number0, number1, ... as in SVAMP's CSVs) instead of one shared NUM
+    # (scratch) or their digits (pretrained). A model that outputs slots from its vocabulary (Seq2Seq,
+    # Transformer) must otherwise count the numbers to know which is N1; the tree decoders copy from the encoder.
+    indexed_numbers: bool = False
 
 
 #: Fields added to a model config after runs were recorded, with the value all of those runs trained with. A run
 #: at that value leaves the field out of its key (`mwplib.runs.RunSpec.describe`), so adding a field orphans no record.
 ADDED_FIELDS: dict[str, object] = {"weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0, "precision": "fp32",
-                                   "graph_version": 1}
+                                   "graph_version": 1, "indexed_numbers": False}
 
 
 #: Encoder learning rate of MiniLM-L6 fine-tuned inside Seq2Seq, GTS, Graph2Tree and the Transformer. The paper's

@@ -23,7 +23,7 @@ from .seq2seq import AttnDecoder, AttnDecoderModel
 @dataclass(frozen=True)
 class ConstrainedConfig(ModelConfig):
     layers: int = 1
-    indexed_numbers: bool = True  # number tokens name their slot (number0, …), as in SVAMP's data
+    indexed_numbers: bool = True  # an order-blind model can tell the numbers apart only by their tokens
 
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "ConstrainedConfig":
