@@ -36,7 +36,7 @@ class ModelConfig:
 #: Fields added to a model config after runs were recorded, with the value all of those runs trained with. A run
 #: at that value leaves the field out of its key (`mwplib.runs.RunSpec.describe`), so adding a field orphans no record.
 ADDED_FIELDS: dict[str, object] = {"weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0, "precision": "fp32",
-                                   "graph_version": 1, "indexed_numbers": False}
+                                   "graph_version": 1, "indexed_numbers": False, "in_position_std": 1.0}
 
 
 #: Encoder learning rate of MiniLM-L6 fine-tuned inside Seq2Seq, GTS, Graph2Tree and the Transformer. The paper's
