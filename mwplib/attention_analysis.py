@@ -131,8 +131,8 @@ def plot_max_weights(weights: dict[tuple[str, str], np.ndarray], title: str = ""
     fig, ax = plt.subplots(figsize=(5.5, 3))
     for (emb, dataset), values in weights.items():
         # a sum of copies can pass 1 by rounding, and hist drops what falls outside its bins
-        ax.hist(np.clip(values, 0.0, 1.0), bins=np.linspace(0, 1, 21), histtype="step", linewidth=1.5, label=f"{emb}, {dataset}",
-                weights=np.full(len(values), 100 / len(values)))
+        ax.hist(np.clip(values, 0.0, 1.0), bins=np.linspace(0, 1, 21), histtype="step", linewidth=1.5,
+                label=f"{emb}, {dataset}", weights=np.full(len(values), 100 / len(values)))
     ax.set_xlabel("largest attention weight on one token")
     ax.set_ylabel("predictions (%)")
     ax.set_title(title, fontsize=9)

@@ -92,9 +92,10 @@ def quantity_graphs(words: Sequence[str], num_pos: Sequence[int], numbers: Seque
 
 def cell_agreement(problems: Iterable[Problem]) -> dict[str, float]:
     """Agreement of our quantity cells with the CSVs' `group_nums` (word indices of the CSV text), over problems
-    whose words are the CSV's, position for position (numbers aside, e.g. "1,000"): mean Jaccard, precision and recall of the cell words other
-    than the numbers themselves (both sides hold those, which would count as agreement for free), and how many
-    problems were compared / skipped (notebook 01). An empty side agrees with an empty side."""
+    whose words are the CSV's position for position (numbers aside, e.g. "1,000"): mean Jaccard, precision and
+    recall of the cell words other than the numbers themselves (both sides hold those, which would count as
+    agreement for free), and how many problems were compared / skipped (notebook 01). An empty side agrees with
+    an empty side."""
     jaccard = precision = recall = 0.0
     compared = skipped = 0
     for problem in problems:
@@ -102,8 +103,9 @@ def cell_agreement(problems: Iterable[Problem]) -> dict[str, float]:
         encoded = encode_text(problem.text, problem.numbers, problem.source)
         numbers = set(encoded.num_pos)
         csv_words = problem.text.lower().split()
-        if not gold or len(encoded.words) != len(csv_words) or any(  # numbers may be written differently
-                ours != theirs for i, (ours, theirs) in enumerate(zip(encoded.words, csv_words)) if i not in numbers):
+        shifted = len(encoded.words) != len(csv_words) or any(  # numbers may be written differently ("1,000")
+            word != csv_word for i, (word, csv_word) in enumerate(zip(encoded.words, csv_words)) if i not in numbers)
+        if not gold or shifted:
             skipped += 1
             continue
         ours = quantity_graphs(encoded.words, encoded.num_pos, problem.numbers).cell_words() - numbers
