@@ -191,3 +191,11 @@ def test_transformer_input_positions_can_start_small() -> None:
     assert default.in_position.weight.std().item() == pytest.approx(1.0, rel=0.2)
     same = [n for n, p in default.state_dict().items() if torch.equal(p, small.state_dict()[n])]
     assert "in_position.weight" not in same and "encoder.layers.0.linear1.weight" in same  # the rest as default
+
+
+def test_pretrained_input_dropout_is_a_switch_for_pretrained_embeddings_only() -> None:
+    config = fast_config("gts", dropout=0.5)
+    off = replace(config, pretrained_input_dropout=False)
+    assert (config.input_dropout(True), off.input_dropout(True), off.input_dropout(False)) == (0.5, 0.0, 0.5)
+    model = build_model("gts", off, toy_problems(6))  # scratch embeddings: their dropout stays
+    assert model.encoder.dropout.p == 0.5

@@ -31,12 +31,20 @@ class ModelConfig:
     # (scratch) or their digits (pretrained). A model that outputs slots from its vocabulary (Seq2Seq,
     # Transformer) must otherwise count the numbers to know which is N1; the tree decoders copy from the encoder.
     indexed_numbers: bool = False
+    # Whether the RNN encoders (Seq2Seq, GTS, Graph2Tree) apply `dropout` to a pretrained embedder's outputs, as to
+    # scratch embeddings; SVAMP's code does not (MiniLM has its own dropout, and GTS's 0.5 comes on top).
+    pretrained_input_dropout: bool = True
+
+    def input_dropout(self, pretrained: bool) -> float:
+        """Dropout on the embeddings an RNN encoder reads (see `pretrained_input_dropout`)."""
+        return self.dropout if self.pretrained_input_dropout or not pretrained else 0.0
 
 
 #: Fields added to a model config after runs were recorded, with the value all of those runs trained with. A run
 #: at that value leaves the field out of its key (`mwplib.runs.RunSpec.describe`), so adding a field orphans no record.
 ADDED_FIELDS: dict[str, object] = {"weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0, "precision": "fp32",
-                                   "graph_version": 1, "indexed_numbers": False, "in_position_std": 1.0}
+                                   "graph_version": 1, "indexed_numbers": False, "in_position_std": 1.0,
+                                   "pretrained_input_dropout": True}
 
 
 #: Encoder learning rate of MiniLM-L6 fine-tuned inside Seq2Seq, GTS, Graph2Tree and the Transformer. The paper's

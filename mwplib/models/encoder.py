@@ -110,10 +110,12 @@ def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.
 
 
 class RNNEncoder(nn.Module):
-    def __init__(self, in_dim: int, hidden: int, layers: int, dropout: float) -> None:
+    def __init__(self, in_dim: int, hidden: int, layers: int, dropout: float, input_dropout: float | None = None
+                 ) -> None:
+        """`input_dropout` (default: `dropout`) applies to the embeddings fed in, `dropout` between layers."""
         super().__init__()
         self.hidden, self.layers = hidden, layers
-        self.dropout = Dropout(dropout)
+        self.dropout = Dropout(dropout if input_dropout is None else input_dropout)
         self.lstm = nn.LSTM(in_dim, hidden, layers, batch_first=True, bidirectional=True,
                             dropout=dropout if layers > 1 else 0.0)
 

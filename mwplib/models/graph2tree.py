@@ -61,7 +61,8 @@ class Graph2Tree(MWPModel):
     def __init__(self, config: Graph2TreeConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
-        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout)
+        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout,
+                                  config.input_dropout(embedder.pretrained))
         self.graph = GraphConvolution(config.hidden, N_GRAPHS, config.dropout)
         self.tree = TreeDecoder(out_vocab, config.hidden, config.op_dim, config.dropout)
 

@@ -32,7 +32,8 @@ class GTS(MWPModel):
     def __init__(self, config: GTSConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
-        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout)
+        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout,
+                                  config.input_dropout(embedder.pretrained))
         self.tree = TreeDecoder(out_vocab, config.hidden, config.op_dim, config.dropout)
 
     def encode(self, batch: Batch) -> Encoded:

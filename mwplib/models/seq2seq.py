@@ -102,7 +102,8 @@ class Seq2Seq(AttnDecoderModel):
     def __init__(self, config: Seq2SeqConfig, embedder: nn.Module, out_vocab: OutputVocab) -> None:
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
-        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout)
+        self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout,
+                                  config.input_dropout(embedder.pretrained))
         self.decoder_net = AttnDecoder(out_vocab, config.hidden, config.hidden, config.layers, config.dropout)
 
     def encode(self, batch: Batch) -> tuple[Encoded, tuple[torch.Tensor, torch.Tensor]]:
