@@ -208,10 +208,10 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
 def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
     of Tables 13–15 and Appendix E (notebook 04)."""
-    groups = [runs for runs in group_runs(records).values() if correctness(runs)]
-    if not groups:
+    scored = [(percent(correct), runs) for runs in group_runs(records).values() if (correct := correctness(runs))]
+    if not scored:
         raise ValueError("no runs with predictions to choose the best model from")
-    return max(groups, key=lambda runs: percent(correctness(runs)))
+    return max(scored, key=lambda pair: pair[0])[1]
 
 
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
