@@ -1,4 +1,4 @@
-"""The SVAMP paper's findings, drawn again from our tables (the "What holds here" cells of notebooks 02–04).
+"""The SVAMP paper's findings, drawn again from our tables (the "What holds here" cells of notebooks 01–04).
 
 The paper states each finding by comparing two of its numbers (§4.1, §4.2, §5.2). We make the same comparison
 on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
@@ -34,11 +34,14 @@ def _value(side: Cell, column: str) -> float:
     return side if isinstance(side, float) else cell(side[0], column, **side[1])
 
 
-def comparison(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
-    """One row: a − b from the ``paper`` and the ``ours`` columns (a float side is a fixed reference)."""
-    paper, ours = _value(a, "paper") - _value(b, "paper"), _value(a, "ours") - _value(b, "ours")
+def _row(finding: str, label: str, paper: float, ours: float) -> dict[str, Any]:
     holds = "no result" if pd.isna(ours) else "yes" if ours > 0 else "no"
     return {"finding": finding, "comparison": label, "paper": paper, "ours": ours, "holds": holds}
+
+
+def comparison(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
+    """One row: a − b from the ``paper`` and the ``ours`` columns (a float side is a fixed reference)."""
+    return _row(finding, label, _value(a, "paper") - _value(b, "paper"), _value(a, "ours") - _value(b, "ours"))
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -50,16 +53,47 @@ def _distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     return table[keys].drop_duplicates().to_dict("records")
 
 
+def easy_share(without: float, easy: float, hard: float) -> float:
+    """The share (%) of a model's correct answers that are Easy problems, from its accuracy without the question
+    (the Easy part's size, Table 3) and its accuracy on the Easy and Hard parts (Table 4)."""
+    solved_easy = without * easy if without else 0.0  # an empty part has no accuracy (NaN) and adds nothing
+    solved_hard = (100 - without) * hard if without < 100 else 0.0
+    solved = solved_easy + solved_hard
+    return 100 * solved_easy / solved if solved else float("nan")
+
+
 def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
-    """Notebook 02: over half the problems are solved without their question (Table 3), and a model's success comes
-    mostly from the problems it solves without the question (Table 4: Easy above Hard)."""
+    """Notebook 02: over half the problems are solved without their question (Table 3), and "the bulk of their
+    success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones."""
     rows = [comparison("over half the problems are solved without their question (Table 3)",
                        f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %", (table3, k),
                        MAJORITY) for k in _distinct(table3, ["model", "emb", "dataset"])]
-    rows += [comparison("success comes mostly from the Easy problems (Table 4)",
-                        f"{k['model']} {k['emb']} {k['dataset']}: Easy − Hard",
-                        (table4, {**k, "part": "Easy"}), (table4, {**k, "part": "Hard"}))
-             for k in _distinct(table4, ["model", "emb", "dataset"])]
+    for k in _distinct(table4, ["model", "emb", "dataset"]):
+        share = {column: easy_share(cell(table3, column, **k), cell(table4, column, **k, part="Easy"),
+                                    cell(table4, column, **k, part="Hard")) for column in ("paper", "ours")}
+        rows.append(_row("the bulk of the correct answers are Easy problems (Tables 3, 4)",
+                         f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",
+                         share["paper"] - MAJORITY, share["ours"] - MAJORITY))
+    return _frame(rows)
+
+
+def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
+    Seq2Seq (Table 2), and every model beats the Majority Template Baseline by far (§3.2). Tables 2 and 16 have
+    rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``."""
+    keys = ["model", "embedding", "dataset"]
+    table2 = pd.concat([table2, table16], ignore_index=True)
+    pretrained = [e for e in table2["embedding"].drop_duplicates() if e != "S"]
+    rows = [comparison("R beats S for every model (Tables 2, 16)",
+                       f"{k['model']} {k['dataset']}: {r} − S", (table2, {**k, "embedding": r}),
+                       (table2, {**k, "embedding": "S"}))
+            for k in _distinct(table2, ["model", "dataset"]) for r in pretrained]
+    rows += [comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)", f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
+                        (table2, {**k, "model": m}), (table2, {**k, "model": "seq2seq"}))
+             for k in _distinct(table2, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
+    rows += [comparison("every model beats the Majority Template Baseline (§3.2)",
+                        f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template", (table2, k),
+                        (majority, {"dataset": k["dataset"]})) for k in _distinct(table2, keys)]
     return _frame(rows)
 
 

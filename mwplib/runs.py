@@ -433,6 +433,23 @@ PAPER_ACCURACY: dict[tuple[str, str, str], float] = {
 }
 
 
+#: SVAMP Tables 19/20, "Avg Time/Epoch" (s) on the authors' P100 GPUs, dataset unstated: (model, "S"|"R") → s.
+PAPER_SECONDS_PER_EPOCH: dict[tuple[str, str], float] = {
+    ("seq2seq", "S"): 10, ("seq2seq", "R"): 40, ("gts", "S"): 60, ("gts", "R"): 120, ("graph2tree", "S"): 60,
+    ("graph2tree", "R"): 120, ("constrained", "S"): 10, ("constrained", "R"): 15, ("transformer", "S"): 10,
+    ("transformer", "R"): 30,
+}
+
+
+def speed_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per training epoch of each model × embedding × dataset (mean over its folds, on the devices its
+    runs trained on), beside the paper's P100 figure (RoBERTa for R, MiniLM here); notebook 01."""
+    frame = summary[["model", "embedding", "dataset", "seconds_per_epoch", "devices"]].copy()
+    frame.insert(3, "paper (P100, RoBERTa for R)", [PAPER_SECONDS_PER_EPOCH.get((m, embedding_label(e)[0]))
+                                                    for m, e in zip(frame["model"], frame["embedding"])])
+    return frame.rename(columns={"seconds_per_epoch": "ours"})
+
+
 def embedding_label(embedding: str) -> str:
     """"S" for scratch; "R (MiniLM)" etc. for a pretrained encoder, so no table passes MiniLM off as RoBERTa."""
     if embedding == "scratch":

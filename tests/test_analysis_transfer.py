@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from mwplib import paths, runs, transfer
-from mwplib.data import remove_question
+from mwplib.data import load_cv, remove_question
 from mwplib.models import build_model, paper_config
 from mwplib.problem import Problem
 from mwplib.solver import save_checkpoint
@@ -70,3 +70,17 @@ def test_runs_trained_elsewhere_are_left_out_only_when_asked_and_named(tmp_path,
     assert transfer.evaluate_without_questions([record], "full", available_only=True) == []
     out = capsys.readouterr().out
     assert "1 of 1 runs have no weights here" in out and "seq2seq/minilm cv_mawps/fold3" in out
+
+
+def test_question_removed_test_is_the_runs_test_fold_without_its_questions() -> None:
+    record = {"spec": {"dataset": "asdiv-a", "fold": 2}}
+    fold = load_cv("asdiv-a")[2].test
+    ours = transfer.question_removed_test(record)
+    assert [p.id for p in ours] == [p.id for p in fold]
+    assert all(p.question == "" and p.text != q.text for p, q in zip(ours, fold))  # each lost its question
+    released = transfer.question_removed_test(record, released=True)
+    assert [p.id for p in released] == [p.id for p in fold] and all(p.question == "" for p in released)
+    svamp = transfer.question_removed_test({"spec": {"dataset": "mawps-asdiv-a_svamp", "fold": 0}})
+    assert len(svamp) == 1000
+    with pytest.raises(ValueError, match="no question-removed test set for dataset 'cv_svamp_augmented'"):
+        transfer.question_removed_test({"spec": {"dataset": "cv_svamp_augmented", "fold": 0}})

@@ -40,3 +40,16 @@ def test_beam_search_finds_the_best_scoring_alignment():
     tid, alignment = solver.decode(example)
     best = max(solver.score(example, t, a) for t in (0, 1) for a in itertools.permutations(range(2), 2))
     assert abs(solver.score(example, tid, alignment) - best) < 1e-9
+
+
+def test_claims_are_read_from_the_pooled_table3_accuracies():
+    from mwplib.derivation.experiments import DATASETS, claims
+
+    def run(solution: int, equation: int, derivation: int) -> list[dict]:  # 4 test problems, k right per metric
+        return [{"predictions": {i: {"solution": i < solution, "equation": i < equation, "derivation": i < derivation}
+                                 for i in range(4)}}]
+
+    runs3 = {(d, "TE"): run(3, 2, 1) for d in DATASETS} | {(d, "TD"): run(3, 3, 3) for d in DATASETS}
+    assert list(claims(runs3).values()) == [True, True, False, True]
+    runs3[("draw", "TD")] = run(4, 1, 1)  # DRAW-1K: TD no better under derivation, better under solution
+    assert list(claims(runs3).values()) == [True, False, True, False]

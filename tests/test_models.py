@@ -88,6 +88,7 @@ def test_beam_search_emits_only_well_formed_expressions(name: str) -> None:
     max_len = 7
     for beam in (1, 4):
         predictions = predict(model, [model.prepare(p) for p in problems], beam=beam, max_len=max_len)
+        assert len(predictions) == len(problems)
         for problem, pred in zip(problems, predictions):
             assert len(pred.prefix) <= max_len
             node = expr.parse_prefix(list(pred.prefix))  # raises on a malformed expression
@@ -128,8 +129,9 @@ def test_constrained_model_returns_attention_per_decoding_step() -> None:
     problems = toy_problems(6)
     model = build_model("constrained", fast_config("constrained"), problems)
     for beam in (1, 3):
-        for problem, pred in zip(problems, predict(model, [model.prepare(p) for p in problems], beam=beam,
-                                                   max_len=7)):
+        predictions = predict(model, [model.prepare(p) for p in problems], beam=beam, max_len=7)
+        assert len(predictions) == len(problems)
+        for problem, pred in zip(problems, predictions):
             n_words = len(model.prepare(problem).inputs["ids"])
             assert len(pred.attention) == len(pred.prefix)
             assert all(len(row) == n_words and abs(sum(row) - 1) < 1e-4 for row in pred.attention)

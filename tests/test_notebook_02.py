@@ -20,6 +20,7 @@ def test_notebook_02_smoke() -> None:
                 assert metrics[f"with_question_{model}_{emb}_{dataset}"] == pytest.approx(expected, abs=1e-4)
     table3 = pd.read_csv(paths.tables_dir("smoke") / "table03_question_removed.csv")
     table4 = pd.read_csv(paths.tables_dir("smoke") / "table04_easy_hard.csv")
+    assert len(table3) == 16 and len(table4) == 32  # 4 models × S/R × 2 datasets (× Easy/Hard)
     for _, row in table3.iterrows():
         parts = table4[(table4["model"] == row["model"]) & (table4["emb"] == row["emb"])
                        & (table4["dataset"] == row["dataset"])].set_index("part")
@@ -31,7 +32,10 @@ def test_notebook_02_smoke() -> None:
         assert recombined / row["n"] == pytest.approx(row["with question"])
     findings = saved_findings("02_findings", metrics)
     for _, row in table3.iterrows():
-        parts = table4[(table4["model"] == row["model"]) & (table4["emb"] == row["emb"])
-                       & (table4["dataset"] == row["dataset"])].set_index("part")["ours"]
-        assert findings[f"{row['model']} {row['emb']} {row['dataset']}: Easy − Hard"] == pytest.approx(
-            parts["Easy"] - parts["Hard"], nan_ok=True)
+        easy = table4[(table4["model"] == row["model"]) & (table4["emb"] == row["emb"])
+                      & (table4["dataset"] == row["dataset"]) & (table4["part"] == "Easy")].iloc[0]
+        # correct Easy answers over all correct answers (with the question)
+        correct = row["n"] * row["with question"] if row["n"] else 0
+        share = 100 * (easy["n"] * easy["ours"] if easy["n"] else 0) / correct if correct else float("nan")
+        assert findings[f"{row['model']} {row['emb']} {row['dataset']}: Easy share of correct − 50 %"] == (
+            pytest.approx(share - 50, nan_ok=True))

@@ -2,11 +2,13 @@
 pairs and the Majority Template Baseline on the evaluated SVAMP problems."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths
+from mwplib import expr, paths
 from mwplib.data import load_mawps_asdiv_svamp
 from mwplib.metrics import majority_template_baseline
 from mwplib.profiles import get_profile
@@ -25,6 +27,10 @@ def test_notebook_03_smoke() -> None:
         assert 0.0 < row["median"] <= 1.0
     examples = pd.read_csv(paths.tables_dir("smoke") / "table06_26_attention_examples.csv")
     assert len(examples) == 20 and examples["ours"].sum() == metrics["examples_correct"]
+    for _, row in examples.iterrows():  # `ours` is 1 exactly when our answer is the gold equation's value
+        gold, answer = float(expr.evaluate(expr.parse_infix(row["gold"]))), row["our answer"]
+        right = not math.isnan(answer) and math.isclose(answer, gold, rel_tol=1e-4, abs_tol=1e-4)
+        assert row["ours"] == int(right), row["id"]
     assert examples["our top word"].notna().all()
     split = load_mawps_asdiv_svamp()
     evaluated = split.test[:get_profile("smoke").test_limit]

@@ -6,6 +6,7 @@ import math
 import subprocess
 from dataclasses import replace
 
+import pandas as pd
 import pytest
 import torch
 
@@ -28,14 +29,15 @@ def _spec(**overrides):
     return runs.RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=1, beam=1, **overrides)
 
 
-def test_cached_run_is_reused_and_changed_config_is_not(isolated) -> None:
+def test_cached_run_is_reused_and_changed_config_is_not(isolated, monkeypatch) -> None:
+    trained = []
+    monkeypatch.setattr(runs, "train_model", lambda *a, **k: trained.append(a) or train.train_model(*a, **k))
     problems = toy_problems(12)
     first = runs.run(_spec(), problems, problems[:4], "full", progress=False)
     path = runs.run_path(_spec(), first["key"], "full")
-    assert path.exists() and first["n_test"] == 4 and len(first["predictions"]) == 4
-    mtime = path.stat().st_mtime_ns
+    assert path.exists() and first["n_test"] == 4 and len(first["predictions"]) == 4 and len(trained) == 1
     assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == first
-    assert path.stat().st_mtime_ns == mtime  # not retrained
+    assert len(trained) == 1  # not retrained
     changed = replace(_spec(), config=fast_config("seq2seq", hidden=64))
     assert runs.run(changed, problems, problems[:4], "full", progress=False)["key"] != first["key"]
     other_data = runs.run(_spec(), problems[1:], problems[:4], "full", progress=False)
@@ -44,22 +46,29 @@ def test_cached_run_is_reused_and_changed_config_is_not(isolated) -> None:
     evaluations = list(path.parent.glob(f"{first['key']}-on-*"))
     assert len(evaluations) == 1 and evaluation["run"] == first["key"]
     runs.run(_spec(), problems, problems[:4], "full", force=True, progress=False)
-    assert path.stat().st_mtime_ns != mtime
+    assert len(trained) == 4  # the changed config, the other data, and the forced run
     assert not evaluations[0].exists()  # made with the replaced weights: it must not pair with the new run
 
 
-def test_run_record_holds_predictions_and_both_protocols(isolated) -> None:
-    problems = toy_problems(12)
-    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) -> None:
+    trained = []
+    monkeypatch.setattr(runs, "train_model", lambda *a, **k: trained.append(a) or train.train_model(*a, **k))
+    problems, spec = toy_problems(12), replace(_spec(), epochs=3)
+    record = runs.run(spec, problems, problems[:4], "full", progress=False)
     prediction = record["predictions"][0]
     assert set(prediction) >= {"id", "prefix", "answer", "correct", "logprob"}
-    assert record["metrics"]["peer_test_accuracy"] >= record["metrics"]["test_accuracy"]
-    assert read_record(runs.run_path(_spec(), record["key"], "full"))["key"] == record["key"]
+    history, metrics = record["history"], record["metrics"]
+    assert len(history) == 3
+    assert metrics["peer_test_accuracy"] == max(h["test_accuracy"] for h in history)  # the peers' protocol
+    chosen = next(h for h in history if h["epoch"] == metrics["best_epoch"])  # the epoch validation chose
+    assert metrics["test_accuracy"] == chosen["test_accuracy"]
+    assert metrics["test_accuracy"] == sum(p["correct"] for p in record["predictions"]) / 4
+    assert read_record(runs.run_path(spec, record["key"], "full"))["key"] == record["key"]
     assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
     assert runs.weights_of(record) == runs.checkpoint_path(record["key"])
     runs.checkpoint_path(record["key"]).write_bytes(b"weights of another training of this run")
-    again = runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
-    assert again["timing"] != record["timing"]  # retrained for its weights, with the same predictions
+    again = runs.run(spec, problems, problems[:4], "full", progress=False, need_weights=True)
+    assert len(trained) == 2  # retrained for its weights, with the same predictions
     assert again["predictions"] == record["predictions"] and runs.weights_of(again) is not None
     frame = runs.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
@@ -73,6 +82,7 @@ def test_checkpoint_round_trip(isolated, name) -> None:
     record = runs.run(spec, problems, problems[:4], "full", progress=False)
     model, max_len = load_checkpoint(runs.checkpoint_path(record["key"]))
     solver = Solver(model, max_len, beam=1)
+    assert len(record["predictions"]) == 4
     for problem, saved in zip(problems[:4], record["predictions"]):
         solution = solver.solve(problem.text, problem.numbers)
         assert list(solution.prefix) == saved["prefix"]
@@ -334,3 +344,13 @@ def test_an_integer_in_a_float_field_gives_the_same_key() -> None:
     as_float = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0, dropout=0.0)
     assert as_int.key("x") == as_float.key("x")
     assert as_int.key("x") != runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0).key("x")
+
+
+def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
+    summary = pd.DataFrame({"model": ["gts", "transformer", "toy"], "embedding": ["minilm", "scratch", "scratch"],
+                            "dataset": ["mawps"] * 3, "seconds_per_epoch": [33.8, 2.5, 1.0],
+                            "devices": ["cpu:x86_64 x2"] * 3, "accuracy": [85.1, 76.8, 1.0]})
+    table = runs.speed_table(summary)
+    assert table.columns.tolist() == ["model", "embedding", "dataset", "paper (P100, RoBERTa for R)", "ours", "devices"]
+    assert table["paper (P100, RoBERTa for R)"].tolist()[:2] == [120, 10]  # Tables 19, 20
+    assert pd.isna(table["paper (P100, RoBERTa for R)"].iloc[2]) and table["ours"].tolist() == [33.8, 2.5, 1.0]
