@@ -1,6 +1,10 @@
 """The loader and the metrics on the paper's case studies (§5.3), read from the released data."""
+import json
+
 import pytest
 
+from mwplib.data import derivations as derivations_data
+from mwplib.data.checksums import DataError
 from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            inconsistent_gold)
@@ -70,3 +74,36 @@ def test_derivation_induced_from_equations_turns_text_numbers_into_first_match_s
     assert induced.template.key == "( a * m ) + ( b * n ) = c ; ( d * m ) + ( e * n ) = f"
     assert induced.alignment["d"] == (0, 7)  # the first 2 of the text
     assert score(problem, induced) == {"solution": True, "equation": True, "derivation": False}
+
+
+_RECORD = {"sQuestion": "John has 3 apples.", "Template": ["a", "=", "m"], "lSolutions": [3.0], "Alignment": [],
+           "Equiv": [], "iIndex": 7, "lEquations": ["x=3"]}
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[{", r"draw\.json: not valid JSON"),
+    ('{"iIndex": 7}', r"draw\.json: expected a JSON list of problems, got dict"),
+    ("[1]", r"draw\.json record 0: expected an object, got int"),
+    (json.dumps([_RECORD, {**_RECORD, "lSolutions": ["three"]}]),
+     r"draw\.json record 1 \(iIndex 7\): malformed record \(ValueError"),
+    (json.dumps([{**_RECORD, "Alignment": [["a", 0, 2]]}]), r"draw\.json record 0 \(iIndex 7\): malformed record"),
+    (json.dumps([{k: v for k, v in _RECORD.items() if k != "Equiv"}]), r"record 0 \(iIndex 7\): missing field 'Equiv'"),
+])
+def test_a_malformed_file_or_record_raises_naming_the_file_and_record(tmp_path, monkeypatch, content, message):
+    broken = tmp_path / "draw.json"
+    broken.write_text(content, encoding="utf-8")
+    monkeypatch.setattr(derivations_data, "data_file", lambda relpath: broken)
+    derivations_data._load.cache_clear()
+    try:
+        with pytest.raises(DataError, match=message):
+            load_derivations("draw")
+    finally:
+        derivations_data._load.cache_clear()
+
+
+def test_a_split_line_that_is_not_an_index_raises_naming_file_and_line(tmp_path, monkeypatch):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("7\nseven\n", encoding="utf-8")
+    monkeypatch.setattr(derivations_data, "data_file", lambda relpath: ids)
+    with pytest.raises(DataError, match=r"ids\.txt:2: 'seven' is not an iIndex"):
+        derivations_data._ids("draw", "ids.txt", {"draw:7": None})

@@ -157,13 +157,25 @@ def _load(dataset: str) -> tuple[tuple[Problem, ...], tuple[str, ...]]:
     if dataset not in DATASETS:
         raise ValueError(f"unknown derivation dataset {dataset!r}; choose one of {sorted(DATASETS)}")
     relpath = f"{FOLDER}/{DATASETS[dataset]}"
-    records = json.loads(data_file(relpath).read_text(encoding="utf-8"))
+    try:
+        records = json.loads(data_file(relpath).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise DataError(f"{relpath}: not valid JSON ({err})") from err
+    if not isinstance(records, list):
+        raise DataError(f"{relpath}: expected a JSON list of problems, got {type(records).__name__}")
     problems: dict[str, Problem] = {}
     raw: dict[str, dict] = {}
     duplicates = []
     for i, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise DataError(f"{relpath} record {i}: expected an object, got {type(record).__name__}")
         where = f"{relpath} record {i} (iIndex {record.get('iIndex')})"
-        problem = _problem(dataset, record, where)
+        try:
+            problem = _problem(dataset, record, where)
+        except DataError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as err:  # a field of the wrong shape or type
+            raise DataError(f"{where}: malformed record ({type(err).__name__}: {err})") from err
         if problem.id in problems:
             if raw[problem.id] != record:
                 raise DataError(f"{where}: iIndex repeated with different content")
@@ -189,7 +201,10 @@ def _ids(dataset: str, filename: str, known: dict[str, Problem]) -> list[str]:
     for lineno, line in enumerate(data_file(relpath).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        pid = f"{dataset}:{int(line)}"
+        try:
+            pid = f"{dataset}:{int(line)}"
+        except ValueError as err:
+            raise DataError(f"{relpath}:{lineno}: {line.strip()!r} is not an iIndex") from err
         if pid not in known:
             raise DataError(f"{relpath}:{lineno}: iIndex {line.strip()} is not in {DATASETS[dataset]}")
         if pid not in ids:
