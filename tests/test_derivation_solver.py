@@ -53,3 +53,12 @@ def test_claims_are_read_from_the_pooled_table3_accuracies():
     assert list(claims(runs3).values()) == [True, True, False, True]
     runs3[("draw", "TD")] = run(4, 1, 1)  # DRAW-1K: TD no better under derivation, better under solution
     assert list(claims(runs3).values()) == [True, False, True, False]
+
+
+def test_vocabulary_counts_distinct_lowercased_words_only():
+    from mwplib.derivation.experiments import vocabulary
+
+    problems = [Problem(id="a", body="Tom has 3 apples . tom eats 2 .", question="", equation="", answer=None,
+                        numbers=()),
+                Problem(id="b", body="Apples cost $ 4 each ?", question="", equation="", answer=None, numbers=())]
+    assert vocabulary(problems) == len({"tom", "has", "apples", "eats", "cost", "each"})
