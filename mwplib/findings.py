@@ -64,12 +64,16 @@ def easy_share(without: float, easy: float, hard: float) -> float:
 
 def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
     """Notebook 02: over half the problems are solved without their question (Table 3), and "the bulk of their
-    success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones."""
+    success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones.
+    `table4` has an ``n`` column (our Easy and Hard sizes); the paper's Easy share takes its size from Table 3."""
     rows = [comparison("over half the problems are solved without their question (Table 3)",
                        f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %", (table3, k),
                        MAJORITY) for k in _distinct(table3, ["model", "emb", "dataset"])]
     for k in _distinct(table4, ["model", "emb", "dataset"]):
-        share = {column: easy_share(cell(table3, column, **k), cell(table4, column, **k, part="Easy"),
+        n_easy, n_hard = cell(table4, "n", **k, part="Easy"), cell(table4, "n", **k, part="Hard")
+        without = {"paper": cell(table3, "paper", **k),  # ours: the Easy part's size, from the same folds
+                   "ours": 100 * n_easy / (n_easy + n_hard) if n_easy + n_hard else float("nan")}
+        share = {column: easy_share(without[column], cell(table4, column, **k, part="Easy"),
                                     cell(table4, column, **k, part="Hard")) for column in ("paper", "ours")}
         rows.append(_row("the bulk of the correct answers are Easy problems (Tables 3, 4)",
                          f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",

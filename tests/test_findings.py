@@ -48,8 +48,8 @@ def test_svamp_findings_from_tables_11_and_15():
 def test_question_removal_and_bag_of_words_findings():
     keys = {"model": "GTS", "emb": "S", "dataset": "asdiv-a"}
     t3 = pd.DataFrame([{**keys, "paper": None, "ours": 25.2}])
-    t4 = pd.DataFrame([{**keys, "part": "Easy", "paper": None, "ours": 90.0},
-                       {**keys, "part": "Hard", "paper": None, "ours": 60.0}])
+    t4 = pd.DataFrame([{**keys, "part": "Easy", "n": 252, "paper": None, "ours": 90.0},
+                       {**keys, "part": "Hard", "n": 748, "paper": None, "ours": 60.0}])
     frame = findings.question_removal(t3, t4)
     # 25.2 % Easy solved at 90 %, 74.8 % Hard at 60 %: 2268 of 6756 correct answers are Easy (33.57 %)
     assert frame[["ours", "holds"]].values.tolist() == [[pytest.approx(-24.8), "no"],

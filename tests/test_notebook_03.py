@@ -2,8 +2,6 @@
 pairs and the Majority Template Baseline on the evaluated SVAMP problems."""
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
@@ -28,9 +26,8 @@ def test_notebook_03_smoke() -> None:
     examples = pd.read_csv(paths.tables_dir("smoke") / "table06_26_attention_examples.csv")
     assert len(examples) == 20 and examples["ours"].sum() == metrics["examples_correct"]
     for _, row in examples.iterrows():  # `ours` is 1 exactly when our answer is the gold equation's value
-        gold, answer = float(expr.evaluate(expr.parse_infix(row["gold"]))), row["our answer"]
-        right = not math.isnan(answer) and math.isclose(answer, gold, rel_tol=1e-4, abs_tol=1e-4)
-        assert row["ours"] == int(right), row["id"]
+        gold = expr.evaluate(expr.parse_infix(row["gold"]))
+        assert row["ours"] == int(expr.answers_match(row["our answer"], gold)), row["id"]
     assert examples["our top word"].notna().all()
     split = load_mawps_asdiv_svamp()
     evaluated = split.test[:get_profile("smoke").test_limit]
