@@ -136,20 +136,33 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"])
 
 
-def plot_with_without(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]]) -> Any:
-    """Figure of notebook 02: accuracy with vs without the question, per model and dataset."""
+def plot_with_without(table3: pd.DataFrame) -> Any:
+    """Figure of notebook 02 from its Table 3: accuracy with vs without the question, a panel per dataset, the
+    paper's without-question value (RoBERTa) as a black tick. Only runs evaluated without questions are drawn:
+    an empty slot would read as 0 %."""
     import matplotlib.pyplot as plt
 
-    frame = table_3(records, without)
-    labels = [f"{m} {e}\n{d}" for m, e, d in zip(frame["model"], frame["emb"], frame["dataset"])]
-    x = np.arange(len(frame))
-    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(frame), 3.2))
-    ax.bar(x - 0.2, frame["with question"], 0.4, label="with question")
-    ax.bar(x + 0.2, frame["ours"], 0.4, label="without question")
-    ax.set_xticks(x, labels, fontsize=7)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 100)
-    ax.legend(fontsize=8)
+    frame = table3[table3["folds"] > 0]
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    fig, axes = plt.subplots(1, max(len(datasets), 1), squeeze=False, sharey=True,
+                             figsize=(1.5 + 1.3 * max(len(frame), 1), 3.4))
+    for ax, dataset in zip(axes[0], datasets):
+        part = frame[frame["dataset"] == dataset]
+        x = np.arange(len(part))
+        ax.bar(x - 0.2, part["with question"], 0.4, label="with question")
+        ax.bar(x + 0.2, part["ours"], 0.4, label="without question")
+        ax.scatter(x + 0.2, part["paper"], marker="_", s=400, color="black", zorder=3,
+                   label="paper, without question")
+        ax.set_xticks(x, [f"{m}\n{e}\n{f} fold{'s' * (f > 1)}"
+                          for m, e, f in zip(part["model"], part["emb"], part["folds"])], fontsize=7)
+        ax.set_title(dataset, fontsize=9)
+    if datasets:
+        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=3, fontsize=8)
+    else:
+        axes[0][0].text(0.5, 0.5, "no run evaluated without questions", ha="center", va="center")
+    axes[0][0].set_ylabel("accuracy (%)")
+    axes[0][0].set_ylim(0, 100)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
     return fig
 
 

@@ -165,3 +165,15 @@ def test_tables_5_and_12() -> None:
     # majority template "+ n n" filled with each problem's numbers: right on x only
     assert table12.loc["Majority Template Baseline", "ours"] == 50.0
     assert table12.loc["Majority Template Baseline", "paper"] == 11.7
+
+
+def test_with_without_figure_draws_only_evaluated_runs_a_panel_per_dataset() -> None:
+    fold0 = run("k0", "gts", "minilm", "mawps", {"a": True, "b": True, "c": False, "d": True})
+    other = run("k1", "gts", "scratch", "asdiv-a", {"e": True})  # trained, never evaluated without questions
+    table3 = st.table_3([fold0, other], [evaluation(fold0, {"a": True, "b": False, "c": False, "d": False})])
+    fig = st.plot_with_without(table3)
+    assert [ax.get_title() for ax in fig.axes] == ["mawps"]  # no empty asdiv-a panel
+    bars = [patch.get_height() for patch in fig.axes[0].patches]
+    assert bars == [pytest.approx(75.0), pytest.approx(25.0)]  # with, without the question
+    assert fig.axes[0].collections[0].get_offsets()[0][1] == 76.2  # the paper's GTS R on MAWPS, Table 3
+    assert "no run evaluated" in st.plot_with_without(table3[table3["folds"] == 0]).axes[0].texts[0].get_text()
