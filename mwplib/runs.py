@@ -578,12 +578,38 @@ def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+#: Operator counts with fewer test problems than this are left out of the figure: their bars are noise.
+MIN_GROUP = 10
+
+
 def plot_accuracy_by_operations(by_ops: pd.DataFrame) -> Any:
-    """Figure of notebook 01: one bar per model × embedding for each dataset and operator count, from
-    :func:`accuracy_by_operations`."""
-    cells = by_ops.pivot_table(index=["dataset", "group"], columns=["model", "embedding"], values="accuracy")
-    ax = cells.plot.bar(figsize=(9, 3.5), ylabel="accuracy", xlabel="dataset, operators in gold equation")
-    return ax.figure
+    """Figure of notebook 01 from :func:`accuracy_by_operations`: a panel per dataset, accuracy (%) per operator
+    count in the gold equation, a bar per model × embedding; each count's n is printed under it (a range where
+    the models pooled different folds), and counts with fewer than `MIN_GROUP` problems are left out."""
+    import matplotlib.pyplot as plt
+
+    datasets = sorted(set(by_ops["dataset"])) if len(by_ops) else []
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(5.5 * max(1, len(datasets)), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, dataset in zip(axes[0], datasets):
+        part = by_ops[by_ops["dataset"] == dataset]
+        sizes = part.groupby("group")["n"].agg(["min", "max"])
+        groups = [g for g in sizes.index if sizes.loc[g, "max"] >= MIN_GROUP]
+        bars = list(dict.fromkeys(zip(part["model"], part["embedding"])))
+        width = 0.8 / len(bars)
+        for i, (model, label) in enumerate(bars):
+            cell = part[(part["model"] == model) & (part["embedding"] == label)].set_index("group")["accuracy"]
+            ax.bar([k + (i - (len(bars) - 1) / 2) * width for k in range(len(groups))],
+                   [100 * cell.get(g, float("nan")) for g in groups], width, label=f"{model} {label}")
+        ticks = [f"{g}\nn = {sizes.loc[g, 'max']}" if sizes.loc[g, "min"] == sizes.loc[g, "max"]
+                 else f"{g}\nn = {sizes.loc[g, 'min']}–{sizes.loc[g, 'max']}" for g in groups]
+        ax.set_xticks(range(len(groups)), ticks, fontsize=8)
+        ax.set(title=dataset, xlabel="operators in the gold equation")
+    axes[0][0].set(ylabel="accuracy (%)", ylim=(0, 100))
+    if datasets:
+        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=4, fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
+    return fig
 
 
 if __name__ == "__main__":

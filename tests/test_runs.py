@@ -354,3 +354,12 @@ def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
     assert table.columns.tolist() == ["model", "embedding", "dataset", "paper (P100, RoBERTa for R)", "ours", "devices"]
     assert table["paper (P100, RoBERTa for R)"].tolist()[:2] == [120, 10]  # Tables 19, 20
     assert pd.isna(table["paper (P100, RoBERTa for R)"].iloc[2]) and table["ours"].tolist() == [33.8, 2.5, 1.0]
+
+
+def test_operations_figure_leaves_out_rare_operator_counts_and_prints_n() -> None:
+    rows = [{"dataset": "mawps", "group": g, "n": n, "accuracy": a, "model": m, "embedding": "S"}
+            for m, n1 in (("gts", 40), ("seq2seq", 12)) for g, n, a in ((1, n1, 0.5), (2, 30, 0.25), (3, 4, 1.0))]
+    fig = runs.plot_accuracy_by_operations(pd.DataFrame(rows))
+    ax, = fig.axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1\nn = 12–40", "2\nn = 30"]  # 3: fewer than 10
+    assert [p.get_height() for p in ax.patches] == [50.0, 25.0, 50.0, 25.0]  # percent, a bar per model and count
