@@ -145,7 +145,7 @@ def plot_with_without(table3: pd.DataFrame) -> Any:
     frame = table3[table3["folds"] > 0]
     datasets = list(dict.fromkeys(frame["dataset"]))
     fig, axes = plt.subplots(1, max(len(datasets), 1), squeeze=False, sharey=True,
-                             figsize=(1.5 + 1.3 * max(len(frame), 1), 3.4))
+                             figsize=(1.5 + 0.9 * max(len(frame), 1), 3.4))
     for ax, dataset in zip(axes[0], datasets):
         part = frame[frame["dataset"] == dataset]
         x = np.arange(len(part))
