@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -197,20 +197,44 @@ def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, 
 def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
               profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
               train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
-              folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction
-              ) -> Iterator[dict[str, Any]]:
+              folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction,
+              stand_in: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Every model × embedding × dataset × profile fold, one record at a time as it is trained or found recorded
     (so a caller can use each run before the next one trains). A dataset given as a single split (a fixed
     train → test partition) runs once, whatever the profile's folds. With `train_missing=False` only recorded
-    runs are yielded (render what exists, in seconds); `config_overrides` replace fields of the paper's configs
-    (a probe, listed by :func:`variants`); `val_fraction=0` trains on the whole training fold, as the paper does
-    (its best test epoch is the paper's number; the last epoch is ours)."""
+    runs are yielded (render what exists, in seconds), and a run not recorded is looked up again with the fields
+    of `stand_in` (e.g. :data:`STAND_IN`; tables label such runs with :func:`stand_in_note`);
+    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`variants`);
+    `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the paper's
+    number; the last epoch is ours)."""
     prof = get_profile(profile)
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
         if train_missing or force:
             yield run(spec, split.train, split.test, prof.name, force=force, progress=progress)
         elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
             yield record
+        elif stand_in and (record := recorded(_with_config(spec, stand_in), split.train, split.test,
+                                              prof.name)) is not None:
+            yield record
+
+
+#: Config fields with which a table cell may be filled when no run of the paper's setting is recorded: a
+#: Transformer R (MiniLM) run on MAWPS + ASDiv-A → SVAMP takes about 3 h in fp32 on a 2-core CPU, longer than a
+#: session, and under 2 h with a bf16 forward pass. Notebook 04 renders with it; a stand-in is never preferred to
+#: a run of the paper's setting, and its table rows say what it is (:func:`stand_in_note`).
+STAND_IN: dict[str, Any] = {"precision": "bf16"}
+
+
+def _with_config(spec: RunSpec, overrides: dict[str, Any]) -> RunSpec:
+    return replace(spec, config=type(spec.config)(**{**asdict(spec.config), **overrides}))
+
+
+def stand_in_note(records: Iterable[dict[str, Any]]) -> str:
+    """"trained with precision=bf16" etc. when any of `records` was recorded with a :data:`STAND_IN` field
+    instead of the paper's setting, "" otherwise: the label a table puts on such a cell (notebook 04)."""
+    found = sorted({f"{field}={value}" for rec in records for field, value in STAND_IN.items()
+                    if rec["spec"]["config"].get(field) == value})
+    return f"trained with {', '.join(found)} (stand-in: no run of the paper's setting recorded)" if found else ""
 
 
 def run_grid(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
@@ -523,7 +547,7 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
         spec = rec["spec"]
         by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
     columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "paper R − S",
-               "95 % interval", "only S right", "only R right", "McNemar p"]
+               "95 % interval", "only S right", "only R right", "McNemar p", "note"]
     rows = []
     for model in models:
         for dataset in datasets:
@@ -535,7 +559,8 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
             test = paired_difference(s, r)
             rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
                          paper_pretraining_gain(model, dataset), f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]",
-                         test["only_first"], test["only_second"], test["mcnemar_p"]))
+                         test["only_first"], test["only_second"], test["mcnemar_p"],
+                         stand_in_note([*scratch.values(), *tuned.values()])))
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -19,7 +19,7 @@ from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctne
                        removal_ablation, svamp_subset_ids)
 from .problem import Problem
 from .report import paper_vs_ours
-from .runs import SVAMP_DATASET, embedding_label
+from .runs import SVAMP_DATASET, embedding_label, stand_in_note
 
 #: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
 PAPER_TABLE_13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
@@ -132,7 +132,7 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
             rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "dataset": dataset, "folds": len(kept), "part": part.capitalize(), "n": cells[f"{part}_n"],
                          "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"],
-                         "note": _folds_note(runs, kept)})
+                         "note": "; ".join(filter(None, (_folds_note(runs, kept), stand_in_note(runs))))})
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"])
 
 
@@ -186,7 +186,7 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
              embeddings: Sequence[str] = ()) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
-    Every model × embedding asked for gets its rows, run or not."""
+    Every model × embedding asked for gets its rows, run or not; ``note`` labels a stand-in run."""
     rows = []
     for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items():
         correct = correctness(runs)
@@ -194,7 +194,7 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
         for subset, ids in svamp_subset_ids(scored_problems(problems, correct)).items():
             rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
-                         "ours": percent(correct, ids), "n": len(ids)})
+                         "ours": percent(correct, ids), "n": len(ids), "note": stand_in_note(runs)})
     return paper_vs_ours(rows, keys=["subset", "model", "emb"])
 
 
@@ -214,7 +214,7 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
                          "emb": embedding_label(embedding), "folds": len(kept),
                          "with question": percent(correctness(kept)),
                          "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
-                         "note": _folds_note(runs, kept)})
+                         "note": "; ".join(filter(None, (_folds_note(runs, kept), stand_in_note(runs))))})
     return paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"])
 
 

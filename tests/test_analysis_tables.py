@@ -60,6 +60,19 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     assert table11["test set"].tolist() == ["SVAMP w/o questions", "ASDiv-A w/o questions"]
 
 
+def test_a_stand_in_run_is_labelled_in_tables_10_and_11() -> None:
+    problems = [Problem("x", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})]
+    stand_in = run("s", "transformer", "minilm", st.SVAMP_DATASET, {"x": True})
+    stand_in["spec"]["config"]["precision"] = "bf16"
+    paper = run("p", "gts", "minilm", st.SVAMP_DATASET, {"x": False})
+    table10 = st.table_10([stand_in, paper], problems, ["gts", "transformer"], ["minilm"])
+    notes = table10[table10["subset"] == "Full Set"].set_index("model")["note"]
+    assert notes["Transformer"].startswith("trained with precision=bf16") and notes["GTS"] == ""
+    table11 = st.table_11([evaluation(stand_in, {"x": False})], [stand_in], [], [], ["transformer"], ["minilm"])
+    assert table11.loc[0, "note"].startswith("trained with precision=bf16") and table11.loc[0, "ours"] == 0.0
+    assert table11.loc[1, "note"] == "not run"  # the ASDiv-A side: no runs given
+
+
 def test_scratch_rows_have_no_paper_value() -> None:
     record = run("k", "gts", "scratch", "mawps", {"a": True})
     table = st.table_3([record], [evaluation(record, {"a": False})])

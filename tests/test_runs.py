@@ -119,6 +119,20 @@ def test_recorded_only_grid_never_trains(isolated) -> None:
     assert sorted(paths.RESULTS.rglob("*")) == before
 
 
+def test_a_stand_in_fills_only_a_cell_without_a_run_of_the_papers_setting(isolated) -> None:
+    problems = toy_problems(12)
+    split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
+    grid = ({"toy": [split]}, "smoke")
+    stand_in = runs.run_grid(["seq2seq"], ["scratch"], *grid, config_overrides=runs.STAND_IN, progress=False)[0]
+    found = runs.run_grid(["seq2seq"], ["scratch"], *grid, train_missing=False, stand_in=runs.STAND_IN)
+    assert [r["key"] for r in found] == [stand_in["key"]]
+    assert runs.stand_in_note(found).startswith("trained with precision=bf16")
+    assert runs.run_grid(["seq2seq"], ["scratch"], *grid, train_missing=False) == []  # asked for none
+    paper = runs.run_grid(["seq2seq"], ["scratch"], *grid, progress=False)[0]  # trains the paper's setting
+    found = runs.run_grid(["seq2seq"], ["scratch"], *grid, train_missing=False, stand_in=runs.STAND_IN)
+    assert [r["key"] for r in found] == [paper["key"]] and runs.stand_in_note(found) == ""
+
+
 def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> None:
     problems = toy_problems(12)
     record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
