@@ -75,13 +75,17 @@ def data_checksum(train: Sequence[Problem], test: Sequence[Problem]) -> str:
     return hashlib.sha256(json.dumps([rows(train), rows(test)]).encode()).hexdigest()[:16]
 
 
+def _with_fields(config: ModelConfig, overrides: dict[str, Any]) -> ModelConfig:
+    return type(config)(**{**asdict(config), **overrides})
+
+
 def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: str | Profile,
              seed: int = 0, val_fraction: float = RunSpec.val_fraction, **config_overrides: Any) -> RunSpec:
     """The paper's config of `model` × `embedding`, with epochs and beam width from `profile`."""
     prof = get_profile(profile)
     config = paper_config(model, embedding)
     if config_overrides:
-        config = type(config)(**{**asdict(config), **config_overrides})
+        config = _with_fields(config, config_overrides)
     return RunSpec(model, config, dataset, split, fold, seed, prof.epochs(config.epochs), prof.beam_size,
                    val_fraction)
 
@@ -213,9 +217,10 @@ def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[s
             yield run(spec, split.train, split.test, prof.name, force=force, progress=progress)
         elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
             yield record
-        elif stand_in and (record := recorded(_with_config(spec, stand_in), split.train, split.test,
-                                              prof.name)) is not None:
-            yield record
+        elif stand_in:
+            substitute = replace(spec, config=_with_fields(spec.config, stand_in))
+            if (record := recorded(substitute, split.train, split.test, prof.name)) is not None:
+                yield record
 
 
 #: Config fields with which a table cell may be filled when no run of the paper's setting is recorded: a
@@ -223,10 +228,6 @@ def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[s
 #: session, and under 2 h with a bf16 forward pass. Notebook 04 renders with it; a stand-in is never preferred to
 #: a run of the paper's setting, and its table rows say what it is (:func:`stand_in_note`).
 STAND_IN: dict[str, Any] = {"precision": "bf16"}
-
-
-def _with_config(spec: RunSpec, overrides: dict[str, Any]) -> RunSpec:
-    return replace(spec, config=type(spec.config)(**{**asdict(spec.config), **overrides}))
 
 
 def stand_in_note(records: Iterable[dict[str, Any]]) -> str:

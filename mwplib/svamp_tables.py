@@ -90,12 +90,12 @@ def _evaluated(runs: Sequence[Mapping[str, Any]], *evaluations: Iterable[Mapping
 
 
 def _folds_note(runs: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, Any]]) -> str:
+    """A cell's note: not run, folds left out for want of an evaluation, and whether its runs are stand-ins."""
     if not runs:
         return "not run"
-    if len(kept) == len(runs):
-        return ""
-    return (f"{len(runs) - len(kept)} of {len(runs)} folds not evaluated without questions "
-            "(weights on the machine that trained them)")
+    missing = (f"{len(runs) - len(kept)} of {len(runs)} folds not evaluated without questions "
+               "(weights on the machine that trained them)") if len(kept) < len(runs) else ""
+    return "; ".join(filter(None, (missing, stand_in_note(runs))))
 
 
 def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
@@ -132,7 +132,7 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
             rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "dataset": dataset, "folds": len(kept), "part": part.capitalize(), "n": cells[f"{part}_n"],
                          "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"],
-                         "note": "; ".join(filter(None, (_folds_note(runs, kept), stand_in_note(runs))))})
+                         "note": _folds_note(runs, kept)})
     return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"])
 
 
@@ -214,7 +214,7 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
                          "emb": embedding_label(embedding), "folds": len(kept),
                          "with question": percent(correctness(kept)),
                          "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
-                         "note": "; ".join(filter(None, (_folds_note(runs, kept), stand_in_note(runs))))})
+                         "note": _folds_note(runs, kept)})
     return paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"])
 
 
