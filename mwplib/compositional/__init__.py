@@ -1,0 +1,9 @@
+"""Compositional generalization in math word problem solving (Lan et al. 2022), notebook 06.
+
+Modules: `sentences` (a problem as sentences with their numbers; new problems assembled from sentences and
+checked), `divergence` (Chernoff coefficient, atom and compound divergence), `atoms` (quantities labelled by
+the cluster of their context; atoms and compounds of an expression tree), `splits` (the greedy DBCA split,
+I.I.D. splits, the divergence ladder, split files), `synthesis` (the rule table and the SD synthetic set),
+`augment` (alternative fragments, operations 1 and 2, the data ranker, Algorithm 1), `experiments` (the
+paper's tables and figures).
+"""

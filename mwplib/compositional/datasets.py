@@ -1,0 +1,122 @@
+"""The pools Lan et al. split, their compositional splits as committed files, and the `Split`s runs train on.
+
+MAWPS is the 2,373-problem set; Math23K only its public 6,234 problems (the full training file is not public),
+labelled so wherever it appears. A problem without a single expression over its numbers cannot be split or
+solved: it is left out and listed (:func:`excluded`). Split files live in ``results/splits/compositional/``;
+the first call makes one (seconds), later calls read it, so every run trains on exactly the committed ids.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..problem import Problem, Split
+from . import atoms, splits
+
+#: the pools, by the dataset names runs are recorded under
+LABELS = {"mawps": "MAWPS", "math23k": "Math23K, public 6,234"}
+#: k-means cluster counts tried for the quantity contexts; the one reaching the highest DBCA^c is kept (§V-A)
+KS = (5, 10, 20)
+#: the paper's compound divergence of its ComDiv splits (Table I), which our ComDiv splits aim at
+PAPER_COMDIV = {"mawps": 0.77, "math23k": 0.69}
+#: the ladder of Fig. 5a: compound divergences aimed at, between the I.I.D. split and the greedy maximum
+LADDER_TARGETS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+SPLIT_DIR = paths.RESULTS / "splits" / "compositional"
+
+
+def pool(dataset: str) -> list[Problem]:
+    """The problems of `dataset` that have a single expression (those DBCA and the solvers can use)."""
+    from .. import data
+
+    loaders = {"mawps": data.load_mawps_2373, "math23k": data.load_math23k}
+    if dataset not in loaders:
+        raise ValueError(f"unknown pool {dataset!r}; choose one of {sorted(loaders)}")
+    return [p for p in loaders[dataset]() if p.prefix]
+
+
+def excluded(dataset: str) -> list[tuple[str, str]]:
+    """(id, issue) of every problem of `dataset` left out of its pool for lack of a single expression."""
+    from .. import data
+
+    problems = {"mawps": data.load_mawps_2373, "math23k": data.load_math23k}[dataset]()
+    return [(p.id, "; ".join(p.meta.get("issues", ())) or "no expression") for p in problems if not p.prefix]
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """The quantity clusters chosen for a pool, and the atoms and compounds they give each problem."""
+
+    k: int
+    structures: dict[str, atoms.Structure]
+
+
+@functools.cache
+def clustering(dataset: str, seed: int = 0) -> Clustering:
+    """The k of :data:`KS` whose greedy split reaches the highest compound divergence, with its structures."""
+    problems = pool(dataset)
+    n_test = splits.test_size(len(problems))
+    best: tuple[float, Clustering] | None = None
+    for k in KS:
+        structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
+        reached = splits.greedy_split("max", structs, n_test, seed).compound_divergence
+        if best is None or reached > best[0]:
+            best = (reached, Clustering(k, structs))
+    assert best is not None
+    return best[1]
+
+
+def _closest(dataset: str, structs: dict[str, atoms.Structure], n_test: int, aim: float, seed: int
+             ) -> splits.SplitIds:
+    """The greedy split whose compound divergence lands closest to `aim` (the greedy's last, forced steps move
+    it off its target, so a few nearby targets are tried)."""
+    tries = [splits.greedy_split(f"{dataset}-comdiv", structs, n_test, seed, target=aim + delta)
+             for delta in (0.0, 0.03, 0.06, 0.09, 0.12)]
+    return min(tries, key=lambda s: abs(s.compound_divergence - aim))
+
+
+def make_splits(dataset: str, seed: int = 0) -> dict[str, splits.SplitIds]:
+    """I.I.D., ComDiv (aimed at the paper's DBCA^c), the greedy maximum and the ladder of one pool."""
+    structs = clustering(dataset, seed).structures
+    n_test = splits.test_size(len(structs))
+    made = {"iid": splits.iid_split(f"{dataset}-iid", structs, n_test, seed),
+            "comdiv": _closest(dataset, structs, n_test, PAPER_COMDIV[dataset], seed),
+            "max": splits.greedy_split(f"{dataset}-max", structs, n_test, seed)}
+    for rung in splits.ladder(f"{dataset}-ladder", structs, n_test, LADDER_TARGETS, seed):
+        made[rung.name.removeprefix(f"{dataset}-")] = rung
+    return made
+
+
+def split_path(dataset: str, name: str, seed: int = 0) -> Path:
+    return SPLIT_DIR / f"{dataset}-{name}-seed{seed}.json"
+
+
+def split_names() -> list[str]:
+    return ["iid", "comdiv", "max", *(f"ladder-target{t:.2f}" for t in LADDER_TARGETS)]
+
+
+def split_files(dataset: str, seed: int = 0) -> dict[str, dict[str, Any]]:
+    """Every split file of a pool (made and saved the first time), by split name."""
+    if not all(split_path(dataset, name, seed).exists() for name in split_names()):
+        problems = {p.id: p for p in pool(dataset)}
+        k = clustering(dataset, seed).k
+        for name, split in make_splits(dataset, seed).items():
+            splits.save(splits.to_json(split, problems, seed, dataset=dataset, pool=LABELS[dataset], k=k),
+                        split_path(dataset, name, seed))
+    return {name: json.loads(split_path(dataset, name, seed).read_text(encoding="utf-8")) for name in split_names()}
+
+
+def as_split(dataset: str, name: str, seed: int = 0) -> Split:
+    """A split file as the `Split` a run trains on: train = the file's train and validation ids in sorted order,
+    from which the training loop carves the file's validation part again (seeded), test = its test ids."""
+    record = split_files(dataset, seed)[name]
+    by_id = {p.id: p for p in pool(dataset)}
+    missing = [i for part in ("train", "validation", "test") for i in record[part] if i not in by_id]
+    if missing:
+        raise ValueError(f"{split_path(dataset, name, seed)}: {len(missing)} ids not in the {dataset} pool, "
+                         f"e.g. {missing[:3]}")
+    train = [by_id[i] for i in sorted(record["train"] + record["validation"])]
+    return Split(f"{dataset}-{name}", tuple(train), tuple(by_id[i] for i in record["test"]))
