@@ -1,4 +1,4 @@
-"""The SVAMP paper's findings, drawn again from our tables (the "What holds here" cells of notebooks 01–04).
+"""The papers' findings, drawn again from our tables (the "What holds here" cells of notebooks 01–04 and 06).
 
 The paper states each finding by comparing two of its numbers (§4.1, §4.2, §5.2). We make the same comparison
 on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
@@ -132,6 +132,49 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
     rows += [comparison("SVAMP is harder than ASDiv-A at the same count (Table 15)",
                         f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
                         (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
+    return _frame(rows)
+
+
+def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame
+                  ) -> pd.DataFrame:
+    """Notebook 06 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
+    SD test; GTS has the lowest Rel. Gap; DA helps, most on SD; structural compositions are harder than lexical
+    ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
+    rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only)."""
+    zh = table2[table2["run dataset"].isin(["", "sd-zh"]) | ~table2["dataset"].eq("SD")]
+    rows = []
+    for k in _distinct(zh[zh["split"].isin(["ComDiv", "test"])], ["method", "dataset"]):
+        first = "I.I.D." if k["dataset"] != "SD" else "valid"
+        rows.append(comparison("every method loses on the compositional split (Table II)",
+                               f"{k['method']} {k['dataset']}: {first} − {'ComDiv' if first == 'I.I.D.' else 'test'}",
+                               (zh, {**k, "split": first}), (zh, {**k, "split": "ComDiv" if first == "I.I.D."
+                                                                   else "test"})))
+    gaps = zh[zh["split"] == "Rel. Gap"]
+    for k in _distinct(gaps[gaps["method"].isin(["LSTM", "Transformer", "MathEN"])], ["method", "dataset"]):
+        if k["dataset"] != "SD":
+            rows.append(comparison("GTS has the lowest Rel. Gap on Math23K and MAWPS (Table II)",
+                                   f"{k['dataset']}: Rel. Gap {k['method']} − GTS", (gaps, k),
+                                   (gaps, {**k, "method": "GTS"})))
+    for k in _distinct(zh[zh["method"].str.endswith("+DA") & zh["split"].isin(["ComDiv", "test"])],
+                       ["method", "dataset", "split"]):
+        base = k["method"].removesuffix("+DA")
+        rows.append(comparison("data augmentation helps (Table II)", f"{k['method']} − {base}: {k['dataset']} "
+                               f"{k['split']}", (zh, k), (zh, {**k, "method": base})))
+    for k in _distinct(table3, ["method"]):
+        rows.append(comparison("structural compositions are harder than lexical ones (Table III)",
+                               f"{k['method']}: lexical − structural", (table3, {**k, "part": "lexical"}),
+                               (table3, {**k, "part": "structural"})))
+    for dataset, part in ladder.groupby("dataset", sort=False) if len(ladder) else ():
+        low, high = part.iloc[0], part.iloc[-1]
+        rows.append(_row("accuracy falls as DBCA^c rises (Fig. 5a)",
+                         f"{dataset}: accuracy at DBCA^c {low['DBCA^c']:.2f} − at {high['DBCA^c']:.2f}",
+                         float("nan"), low["accuracy"] - high["accuracy"]))
+    for _, row in table4.iterrows() if len(table4) else ():
+        if row["variant"] != "+DA":
+            full = table4[(table4["dataset"] == row["dataset"]) & (table4["variant"] == "+DA")].iloc[0]
+            rows.append(_row("removing the ranker or an operation lowers +DA (Table IV)",
+                             f"{row['dataset']}: +DA − ({row['variant']})",
+                             full["paper (MathEN)"] - row["paper (MathEN)"], full["ours"] - row["ours"]))
     return _frame(rows)
 
 

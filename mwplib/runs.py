@@ -47,11 +47,13 @@ class RunSpec:
     epochs: int
     beam: int
     val_fraction: float = 0.1  # 0: the paper's protocol, training on the whole training fold
+    patience: int = 0  # stop once validation has not improved for this many epochs; 0: train every epoch
 
     def describe(self) -> dict[str, Any]:
-        """What the run's key hashes; a config field added later is left out at the value earlier runs used."""
+        """What the run's key hashes; a config field added later is left out at the value earlier runs used, and
+        so is `patience` when it is off (runs recorded before it existed)."""
         config = {k: v for k, v in _as_declared(self.config).items() if k not in ADDED_FIELDS or v != ADDED_FIELDS[k]}
-        return {**{k: v for k, v in _as_declared(self).items() if k != "config"},
+        return {**{k: v for k, v in _as_declared(self).items() if k != "config" and (k != "patience" or v)},
                 "config": {"class": type(self.config).__name__, **config}}
 
     def key(self, data_checksum: str) -> str:
@@ -162,7 +164,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     if force:
         resume.unlink(missing_ok=True)
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
-                         val_fraction=spec.val_fraction, progress=progress, resume=resume,
+                         val_fraction=spec.val_fraction, patience=spec.patience, progress=progress, resume=resume,
                          description=f"{spec.model}/{spec.config.embedding} {spec.dataset} fold {spec.fold}")
     model.load_state_dict(result.state)
     checkpoint = save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))

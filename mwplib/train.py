@@ -149,9 +149,11 @@ def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, 
 
 
 def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Problem], config: ModelConfig, *,
-                epochs: int, seed: int, beam: int, val_fraction: float = 0.1, device: str | None = None,
-                progress: bool = True, description: str = "", resume: Path | None = None) -> TrainResult:
-    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch. With `resume`,
+                epochs: int, seed: int, beam: int, val_fraction: float = 0.1, patience: int = 0,
+                device: str | None = None, progress: bool = True, description: str = "", resume: Path | None = None
+                ) -> TrainResult:
+    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch; with `patience`
+    (and a validation part), stop once validation accuracy has not improved for that many epochs. With `resume`,
     the state after each epoch is saved there, and a run interrupted after epoch k restarts at epoch k + 1
     exactly as if it had not stopped (random generators included)."""
     from tqdm.auto import tqdm
@@ -181,6 +183,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
         resumed_after = len(history)
     for epoch in tqdm(range(len(history) + 1, epochs + 1), desc=description or "epochs", disable=not progress,
                       leave=False, initial=len(history), total=epochs):
+        if patience and val and best is not None and epoch - best[1] > patience:
+            break
         model.train()
         factor = learning_rate_factor(config, epochs, epoch)
         for group, base in zip(optimizer.param_groups, (config.lr, config.emb_lr)):
@@ -215,8 +219,8 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
     assert best is not None, "epochs must be >= 1"
     peer = max(history, key=lambda h: (h["test_accuracy"], -h["epoch"]))
     return TrainResult(history, best[1], accuracy(best[2]), int(peer["epoch"]), peer["test_accuracy"], best[2],
-                       train_problems_per_s=len(fit_ex) * epochs / train_seconds,
-                       infer_problems_per_s=(len(test_ex) + len(val_ex)) * epochs / infer_seconds,
+                       train_problems_per_s=len(fit_ex) * len(history) / train_seconds,
+                       infer_problems_per_s=(len(test_ex) + len(val_ex)) * len(history) / infer_seconds,
                        state=best[3], resumed_after=resumed_after)
 
 

@@ -55,7 +55,7 @@ def fast_config(model: str, **overrides: object):
 
 
 #: epochs (of 5 steps each) within which each model must reach 100 % training accuracy
-LEARNING_BUDGET = {"seq2seq": 20, "gts": 20, "graph2tree": 20, "transformer": 30, "constrained": 40}
+LEARNING_BUDGET = {"seq2seq": 20, "gts": 20, "graph2tree": 20, "transformer": 30, "constrained": 40, "convs2s": 20}
 
 
 @pytest.mark.parametrize("name", sorted(LEARNING_BUDGET))
@@ -112,7 +112,7 @@ def test_beam_search_returns_the_best_scoring_beam() -> None:
     assert forced.prefix == greedy[0].prefix and abs(forced.logprob - greedy[0].logprob) < 1e-5
 
 
-@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer"])
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "convs2s"])
 def test_a_prediction_does_not_depend_on_the_problems_beside_it(name: str) -> None:
     """A two-number problem decodes alike alone (as `Solver.solve` does) and batched with a three-number one:
     the slot it lacks must not take its value from a batchmate's padding."""
@@ -152,7 +152,7 @@ def test_constrained_model_tells_slots_apart_by_their_tokens() -> None:
     assert len({example.inputs["ids"][i] for i in example.num_pos}) == 3  # the probe: slots named, as in SVAMP
 
 
-@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer"])
+@pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "convs2s"])
 def test_only_minilm_departs_from_the_paper_encoder_learning_rate(name: str) -> None:
     from mwplib.models.config import MINILM_ENCODER_LR
 

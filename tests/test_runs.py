@@ -352,6 +352,12 @@ def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
     assert rebuilt.key("x") != spec.key("x")  # new graphs: the recorded run is not reused
 
 
+def test_patience_off_leaves_recorded_keys_unchanged() -> None:
+    spec = runs.spec_for("gts", "scratch", "mawps", "mawps-fold0", 0, "quick")
+    assert "patience" not in spec.describe()
+    assert replace(spec, patience=3).key("x") != spec.key("x") == replace(spec, patience=0).key("x")
+
+
 def test_an_integer_in_a_float_field_gives_the_same_key() -> None:
     """`val_fraction=0` (a script) and `--val-fraction 0` (the CLI, 0.0) are one run."""
     as_int = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0, dropout=0)

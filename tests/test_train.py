@@ -124,3 +124,12 @@ def test_bf16_training_still_learns_and_an_unknown_precision_is_refused() -> Non
     batch = collate([model.prepare(p) for p in problems[:4]], model.embedder)
     with pytest.raises(ValueError, match="fp16"):
         train_step(model, make_optimizer(model, config), batch, precision="fp16")
+
+
+def test_patience_stops_once_validation_stops_improving() -> None:
+    problems = toy_problems(12)
+    config = fast_config("gts", lr=0.0, emb_lr=0.0)  # nothing learns: validation never improves after epoch 1
+    result = train_model(build_model("gts", config, problems, 0), problems, problems[:6], config, epochs=10, seed=0,
+                         beam=2, val_fraction=0.25, patience=2, progress=False)
+    assert [h["epoch"] for h in result.history] == [1, 2, 3] and result.best_epoch == 1
+    assert len(_train(0, epochs=4).history) == 4  # no patience: every epoch

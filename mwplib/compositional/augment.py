@@ -58,7 +58,7 @@ from ..models import MWPModel
 from ..problem import Problem
 from ..text import tokenize
 from ..train import predict
-from .sentences import CompositionError, Sentence, assemble, join, remap, sentences, slots_of, value
+from .sentences import CompositionError, Sentence, assemble, is_chinese, join, remap, sentences, slots_of, value
 
 #: per operation, the tokens of context on each side of a fragment's gap that make its environment
 WINDOWS = {1: 1, 2: 2}
@@ -218,7 +218,7 @@ def _operation1(seed: _Seed, other: _Seed, i: int, f1: Fragment, f2: Fragment) -
 
 def _operation2(seed: _Seed, f1: Fragment, f2: Fragment) -> _Draft:
     """`seed` with every `f1` replaced by `f2` (capitalised where that `f1` was)."""
-    lower, pattern = " ".join(f2), _pattern(f1)
+    lower, pattern = ("" if is_chinese("".join(f2)) else " ").join(f2), _pattern(f1)
     texts = [pattern.sub(lambda m: lower[:1].upper() + lower[1:] if m.group()[0].isupper() else lower, s.text)
              for s in seed.sentences]
     meta = {"operation": 2, "parents": (seed.problem.id,), "fragments": (" ".join(f1), " ".join(f2))}

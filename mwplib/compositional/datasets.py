@@ -51,6 +51,7 @@ class Clustering:
     """The quantity clusters chosen for a pool, and the atoms and compounds they give each problem."""
 
     k: int
+    clusters: dict[str, tuple[int, ...]]  # problem id → the cluster of each of its quantities
     structures: dict[str, atoms.Structure]
 
 
@@ -61,10 +62,11 @@ def clustering(dataset: str, seed: int = 0) -> Clustering:
     n_test = splits.test_size(len(problems))
     best: tuple[float, Clustering] | None = None
     for k in KS:
-        structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
+        clusters = atoms.cluster_quantities(problems, k, seed)
+        structs = atoms.structures(problems, clusters)
         reached = splits.greedy_split("max", structs, n_test, seed).compound_divergence
         if best is None or reached > best[0]:
-            best = (reached, Clustering(k, structs))
+            best = (reached, Clustering(k, clusters, structs))
     assert best is not None
     return best[1]
 

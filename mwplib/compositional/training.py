@@ -1,43 +1,151 @@
-"""The solvers of Lan et al.'s Table II with the hyper-parameters of their Table VI, trained through the
-project's one training loop and run cache (`mwplib.runs`): a run on a compositional split is recorded like any
-other, under the dataset name ``<pool>-<split>`` (e.g. ``mawps-comdiv``, ``sd-en``).
+"""The methods of Lan et al.'s Table II with the hyper-parameters of their Table VI, trained through the
+project's one training loop and run cache (`mwplib.runs`), and Algorithm 1 run with them (+DA).
 
-Table VI's LSTM is the project's BiLSTM Seq2Seq; its Transformer has no learning-rate warm-up here (a
-deviation, labelled in the notebook). Validation is 20 % of each training set (§V-B).
+A run on a compositional split is recorded like any other, under the dataset name ``<pool>-<split>`` (e.g.
+``mawps-comdiv``) or ``sd-<language>``; a +DA iteration's run is the same run on the grown training set (its
+data checksum tells them apart). The problems each +DA iteration kept are committed too
+(``results/runs/<profile>/augmentation/``), so the tables render from records without the weights that ranked
+them. Table VI's LSTM is the project's BiLSTM Seq2Seq; its Transformer has no learning-rate warm-up here.
+Validation is 20 % of each training set (§V-B), carved by the training loop, for +DA from the grown set.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
-from .. import runs
+from .. import mathen, paths, runs
+from ..models import paper_config
 from ..problem import Problem
 from ..profiles import Profile
+from ..records import read_record, record_path, write_record
+from ..repro import run_manifest
+from ..solver import load_checkpoint
+from .augment import augment, confidence
 from .splits import VALIDATION_FRACTION
 
-#: Table VI: the hyper-parameters each method deviates from its defaults with (scratch embeddings)
+#: Table VI: the hyper-parameters each method deviates from its defaults with (scratch embeddings); MathEN's
+#: column applies to each of its members
 TABLE_VI: dict[str, dict[str, Any]] = {
-    "seq2seq": {"batch_size": 32, "emb_dim": 128, "hidden": 512, "layers": 2, "lr": 1e-3, "emb_lr": 1e-3,
-                "dropout": 0.5, "epochs": 100},
-    "transformer": {"batch_size": 64, "emb_dim": 512, "hidden": 512, "layers": 4, "heads": 8, "lr": 3e-3,
+    "LSTM": {"batch_size": 32, "emb_dim": 128, "hidden": 512, "layers": 2, "lr": 1e-3, "emb_lr": 1e-3,
+             "dropout": 0.5, "epochs": 100},
+    "Transformer": {"batch_size": 64, "emb_dim": 512, "hidden": 512, "layers": 4, "heads": 8, "lr": 3e-3,
                     "emb_lr": 3e-3, "epochs": 100},
-    "gts": {"batch_size": 64, "emb_dim": 128, "hidden": 512, "lr": 1e-3, "emb_lr": 1e-3, "dropout": 0.5,
+    "MathEN": {"batch_size": 32, "emb_dim": 128, "hidden": 512, "layers": 2, "lr": 1e-3, "emb_lr": 1e-3,
+               "dropout": 0.5, "epochs": 100},
+    "GTS": {"batch_size": 64, "emb_dim": 128, "hidden": 512, "lr": 1e-3, "emb_lr": 1e-3, "dropout": 0.5,
             "epochs": 100},
 }
-#: the paper's names of the project's models
-NAMES = {"seq2seq": "LSTM", "transformer": "Transformer", "gts": "GTS"}
 
 
-def spec(model: str, dataset: str, profile: Profile, seed: int = 0, **overrides: Any) -> runs.RunSpec:
-    """The run of `model` with Table VI's settings on `dataset`, epochs from `profile`."""
-    return runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION,
-                         **{**TABLE_VI[model], **overrides})
+@dataclass(frozen=True)
+class Method:
+    """A row of Table II: the models it trains (several: an ensemble) and whether its targets are normalised."""
+
+    members: tuple[str, ...]
+    normalize: bool = False
 
 
-def train(model: str, dataset: str, train_set: Sequence[Problem], test_set: Sequence[Problem], profile: Profile,
-          seed: int = 0, *, train_missing: bool = True, progress: bool = False, **overrides: Any
-          ) -> dict[str, Any] | None:
-    """The recorded run (trained first when missing and `train_missing`), or None."""
-    run_spec = spec(model, dataset, profile, seed, **overrides)
+METHODS = {"LSTM": Method(("seq2seq",)), "Transformer": Method(("transformer",)),
+           "MathEN": Method(mathen.MEMBERS, normalize=True), "GTS": Method(("gts",))}
+
+
+def _method(name: str) -> Method:
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose one of {sorted(METHODS)}")
+    return METHODS[name]
+
+
+def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0) -> runs.RunSpec:
+    """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
+    stopping) from `profile`."""
+    config, plan = paper_config(model), profile.compositional
+    overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k)}
+    made = runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION, **overrides)
+    epochs = min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs
+    return replace(made, epochs=epochs, patience=plan.patience)
+
+
+def train_method(method: str, dataset: str, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
+                 seed: int = 0, *, train_missing: bool = True, need_weights: bool = False
+                 ) -> list[dict[str, Any]] | None:
+    """The recorded run of each member (trained when missing and `train_missing`), or None if one is missing."""
+    chosen = _method(method)
+    if chosen.normalize:
+        train, test = [mathen.normalized(p) for p in train], [mathen.normalized(p) for p in test]
+    records = []
+    for model in chosen.members:
+        run_spec = spec(method, model, dataset, profile, seed)
+        record = (runs.run(run_spec, train, test, profile.name, progress=False, need_weights=need_weights)
+                  if train_missing else runs.recorded(run_spec, train, test, profile.name))
+        if record is None:
+            return None
+        records.append(record)
+    return records
+
+
+def predictions(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A method's per-problem predictions: its one member's, or MathEN's choice among its members'."""
+    return list(records[0]["predictions"]) if len(records) == 1 else mathen.ensemble(
+        [r["predictions"] for r in records])
+
+
+def scorer(method: str, dataset: str, test: Sequence[Problem], profile: Profile, seed: int):
+    """The data ranker of Algorithm 1: train `method` on the grown set (or find it recorded, with its weights)
+    and score each candidate by its members' best log-probability of their own prediction."""
+    def score(grown: Sequence[Problem], candidates: Sequence[Problem]) -> list[float]:
+        records = train_method(method, dataset, grown, test, profile, seed, need_weights=True)
+        assert records is not None
+        if _method(method).normalize:
+            candidates = [mathen.normalized(p) for p in candidates]
+        best = [float("-inf")] * len(candidates)
+        for record in records:
+            model, max_len = load_checkpoint(runs.checkpoint_path(record["key"]))
+            scores = confidence(model, candidates, beam=profile.beam_size, max_len=max_len)
+            best = [max(a, b) for a, b in zip(best, scores)]
+        return best
+    return score
+
+
+def _problem_dict(problem: Problem) -> dict[str, Any]:
+    return {**asdict(problem), "meta": dict(problem.meta)}
+
+
+def _problem(row: dict[str, Any]) -> Problem:
+    return Problem(**{**row, "numbers": tuple(row["numbers"]), "prefix": tuple(row["prefix"])})
+
+
+def augmented(method: str, dataset: str, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
+              seed: int = 0, *, operations: tuple[int, ...] = (1, 2), ranked: bool = True,
+              train_missing: bool = True) -> dict[str, Any] | None:
+    """Algorithm 1 with `method` as the ranker (``ranked=False``: a random sample of the same size) over the
+    profile's iterations: the committed augmentation record (the kept problems and each round's counts),
+    made first when missing and `train_missing`, else None."""
+    iterations = profile.compositional.da_iterations
+    blob = json.dumps({"method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
+                       "iterations": iterations, "seed": seed, "train": runs.data_checksum(train, test),
+                       "spec": [spec(method, m, dataset, profile, seed).describe() for m in _method(method).members]},
+                      sort_keys=True)
+    key = hashlib.sha256(blob.encode()).hexdigest()[:16]
+    path = record_path(paths.runs_dir(profile.name) / "augmentation" / dataset, key)
+    if path.exists():
+        return read_record(path)
     if not train_missing:
-        return runs.recorded(run_spec, train_set, test_set, profile.name)
-    return runs.run(run_spec, train_set, test_set, profile.name, progress=progress)
+        return None
+    score = scorer(method, dataset, test, profile, seed) if ranked else None
+    grown, rounds = augment(list(train), iterations, score, operations=operations, seed=seed)
+    record = {"key": key, "method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
+              "iterations": iterations, "seed": seed, "rounds": [asdict(r) for r in rounds],
+              "kept": [_problem_dict(p) for p in grown[len(train):]], "manifest": run_manifest(profile.name, seed)}
+    write_record(path, record)
+    return record
+
+
+def grown_sets(train: Sequence[Problem], record: dict[str, Any]) -> list[list[Problem]]:
+    """The training set after each round of an augmentation record (round 0: `train` itself)."""
+    kept, sets, start = [_problem(row) for row in record["kept"]], [list(train)], 0
+    for round_ in record["rounds"]:
+        start += round_["kept"]
+        sets.append(list(train) + kept[:start])
+    return sets

@@ -15,6 +15,7 @@ from .base import MWPModel, build_vocab
 from .config import ModelConfig
 from .embedders import MINILM, build_embedder
 from .constrained import Constrained, ConstrainedConfig
+from .convs2s import ConvS2S, ConvS2SConfig
 from .graph2tree import Graph2Tree, Graph2TreeConfig
 from .gts import GTS, GTSConfig
 from .seq2seq import Seq2Seq, Seq2SeqConfig
@@ -27,6 +28,7 @@ MODELS: dict[str, tuple[type[MWPModel], type[ModelConfig]]] = {
     "graph2tree": (Graph2Tree, Graph2TreeConfig),
     "transformer": (Transformer, TransformerConfig),
     "constrained": (Constrained, ConstrainedConfig),
+    "convs2s": (ConvS2S, ConvS2SConfig),
 }
 
 

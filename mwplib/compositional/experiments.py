@@ -1,0 +1,426 @@
+"""Notebook 06's tables and figures (Lan et al. 2022): Table I (splits), Tables II–IV (accuracy), Fig. 5 and the
+findings, each beside the paper's numbers. What trains under a profile is `Profile.compositional`.
+
+Table II prints both protocols: the test accuracy at the epoch validation chooses (ours) and the best test
+epoch (the peers' protocol); the paper selects on a 20 % validation part (§V-B), so the first is its protocol
+too. Math23K is its public 6,234 problems and says so; where a stand-in runs instead of the paper's method
+(GTS for MathEN under `quick`) the row's note says it.
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from ..analysis import percent
+from ..problem import Problem, Split
+from ..profiles import Profile
+from ..text import tokenize
+from . import atoms, datasets, splits, synthesis, training
+from .augment import generate
+from .sentences import is_chinese
+
+#: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
+PAPER_TABLE1 = {("Math23K", "I.I.D."): (18543, 4619, 0.99, 0.00, 0.20),
+                ("Math23K", "ComDiv"): (18543, 4619, 1.01, 0.00, 0.69),
+                ("MAWPS", "I.I.D."): (1899, 474, 1.01, 0.00, 0.09),
+                ("MAWPS", "ComDiv"): (1899, 474, 0.91, 0.01, 0.77),
+                ("SD", "ComDiv"): (1078, 745, 0.76, 0.01, 0.82)}
+#: Table II as printed: method → (Math23K I.I.D., ComDiv, MAWPS I.I.D., ComDiv, SD valid, SD test)
+PAPER_TABLE2 = {"LSTM": (67.4, 47.4, 74.5, 36.5, 93.7, 7.8), "Transformer": (58.0, 40.3, 72.6, 40.1, 91.0, 6.6),
+                "BERTGen": (68.1, 43.0, 70.7, 43.0, 96.9, 9.6), "GPT-2": (70.4, 49.7, 62.2, 31.9, 95.1, 8.3),
+                "MathEN": (66.5, 46.9, 76.4, 40.9, 94.6, 7.5), "GTS": (71.5, 51.2, 76.9, 48.4, 96.9, 7.9),
+                "MathEN+DA": (67.3, 47.5, 77.6, 42.4, 95.5, 17.4), "GTS+DA": (72.1, 52.0, 78.1, 49.8, 96.4, 23.5)}
+TABLE2_COLUMNS = (("math23k", "I.I.D."), ("math23k", "ComDiv"), ("mawps", "I.I.D."), ("mawps", "ComDiv"),
+                  ("sd", "valid"), ("sd", "test"))
+#: Table III: method → (structural, lexical) accuracy on SD test
+PAPER_TABLE3 = {"MathEN": (3.0, 46.3), "GTS": (2.9, 51.3), "MathEN+DA": (14.2, 47.5), "GTS+DA": (16.8, 63.8)}
+#: Table IV: ablation of MathEN+DA → (Math23K-ComDiv, MAWPS-ComDiv)
+PAPER_TABLE4 = {"+DA": (47.5, 42.4), "− DataRanker": (46.6, 41.4), "− Operation 1": (47.3, 41.8),
+                "− Operation 2": (47.2, 41.6)}
+ABLATIONS = {"+DA": {}, "− DataRanker": {"ranked": False}, "− Operation 1": {"operations": (2,)},
+             "− Operation 2": {"operations": (1,)}}
+#: methods of Table II that need a model hub or a Chinese encoder this project cannot load offline
+UNAVAILABLE = {"BERTGen": "no pretrained encoder-decoder offline (MiniLM is English only; no Chinese BERT)",
+               "GPT-2": "no model hub reachable"}
+SPLIT_NAMES = {"iid": "I.I.D.", "comdiv": "ComDiv"}
+
+
+# ---------------------------------------------------------------- data
+
+@functools.cache
+def sd_set(language: str, reading: str = "some", seed: int = 0) -> synthesis.SDSet:
+    """SD from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A (``"en"``, ours)."""
+    from .. import data
+
+    if language == "zh":
+        return synthesis.synthesize(data.load_math23k(), seed, reading)
+    if language == "en":
+        return synthesis.synthesize([*data.load_mawps_2373(), *data.load_asdiv_a_problems()], seed, reading)
+    raise ValueError(f"unknown SD language {language!r}; choose zh or en")
+
+
+def sd_split(language: str) -> Split:
+    made = sd_set(language)
+    return Split(f"sd-{language}", made.train, made.test)
+
+
+def _limited(split: Split, profile: Profile) -> tuple[list[Problem], list[Problem]]:
+    """The problems a profile trains and tests on (smoke: the first few)."""
+    train, test = list(split.train), list(split.test)
+    return train[:profile.train_limit or None], test[:profile.test_limit or None]
+
+
+def datasets_for(profile: Profile) -> dict[str, Split]:
+    """Every dataset Table II trains on under `profile`, by run dataset name."""
+    plan = profile.compositional
+    out = {f"{pool}-{name}": datasets.as_split(pool, name) for pool in plan.pools for name in ("iid", "comdiv")}
+    out.update({f"sd-{language}": sd_split(language) for language in plan.sd})
+    return out
+
+
+# ---------------------------------------------------------------- Table I
+
+def _length_ratio(train: Sequence[Problem], test: Sequence[Problem]) -> float:
+    """LR: mean text length (words; characters for Chinese) of train over test."""
+    def length(p: Problem) -> int:
+        return len(p.text) if is_chinese(p.text) else len(tokenize(p.text))
+    return statistics.mean(map(length, train)) / statistics.mean(map(length, test))
+
+
+def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
+    """SD's atom and compound divergence, its quantities clustered with the k chosen for its source pool."""
+    made = sd_set(language)
+    problems = [*made.train, *made.test]
+    k = datasets.clustering("math23k" if language == "zh" else "mawps", seed).k
+    structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
+    return splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test], structs)
+
+
+def table1(seed: int = 0) -> pd.DataFrame:
+    """Table I beside the paper: sizes, NR = train / test size, LR, DBCA^a, DBCA^c for every split."""
+    rows = []
+    for pool in ("math23k", "mawps"):
+        for name, label in SPLIT_NAMES.items():
+            split, record = datasets.as_split(pool, name, seed), datasets.split_files(pool, seed)[name]
+            ours = (len(split.train), len(split.test), _length_ratio(split.train, split.test),
+                    record["atom_divergence"], record["compound_divergence"])
+            rows += _table1_rows(datasets.LABELS[pool], label, PAPER_TABLE1[(pool.replace("mawps", "MAWPS")
+                                                                            .replace("math23k", "Math23K"), label)],
+                                 ours, f"k = {record['k']}")
+    for language in ("zh", "en"):
+        made, measured = sd_set(language), sd_divergence(language, seed)
+        ours = (len(made.train), len(made.test), _length_ratio(made.train, made.test), measured.atom_divergence,
+                measured.compound_divergence)
+        paper = PAPER_TABLE1[("SD", "ComDiv")] if language == "zh" else (None,) * 5
+        pool = "SD from Math23K, public 6,234" if language == "zh" else "SD from MAWPS + ASDiv-A (ours)"
+        rows += _table1_rows(pool, "ComDiv", paper, ours, "no manual proofreading")
+    return pd.DataFrame(rows)
+
+
+def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[float], note: str) -> list[dict]:
+    names = ("train", "test", "NR", "LR", "DBCA^a", "DBCA^c")
+    paper_values = [*paper[:2], paper[0] / paper[1] if paper[0] else None, *paper[2:]]
+    our_values = [*ours[:2], ours[0] / ours[1], *ours[2:]]
+    return [{"dataset": pool, "split": split, "statistic": n, "paper": p, "ours": o, "note": note}
+            for n, p, o in zip(names, paper_values, our_values)]
+
+
+def sd_sizes() -> pd.DataFrame:
+    """SD's sizes under both readings of the reformulation condition, and what was abandoned or ill formed."""
+    rows = []
+    for language in ("zh", "en"):
+        for reading in synthesis.READINGS:
+            made = sd_set(language, reading)
+            kinds = [p.meta["composition"] for p in made.test]
+            rows.append({"SD": language, "reading": reading, "train": len(made.train), "test": len(made.test),
+                         "structural": kinds.count(synthesis.STRUCTURAL),
+                         "lexical": kinds.count(synthesis.LEXICAL),
+                         "abandoned": sum(made.abandoned.values()), "not well formed": sum(made.ill_formed.values())})
+    return pd.DataFrame(rows)
+
+
+def sd_sample(language: str, n: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A few synthesized problems of each kind for the reader to judge."""
+    made = sd_set(language)
+    picked = [p for p in made.train if "-r" in p.id][:n // 2] + list(made.test[:n // 2])
+    return pd.DataFrame([{"id": p.id, "part": "train" if p in made.train else "test", "rule": p.meta["rule"],
+                          "composition": p.meta.get("composition", ""), "text": p.text,
+                          "expression": " ".join(p.prefix), "answer": p.answer} for p in picked])
+
+
+def split_timing(seed: int = 0) -> dict[str, float]:
+    """Seconds to make the greedy ComDiv split of each pool from its atoms and compounds (clusters given)."""
+    out = {}
+    for pool in ("mawps", "math23k"):
+        structs = datasets.clustering(pool, seed).structures
+        started = time.perf_counter()
+        splits.greedy_split(pool, structs, splits.test_size(len(structs)), seed)
+        out[f"greedy split, {datasets.LABELS[pool]} (s)"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+# ---------------------------------------------------------------- runs
+
+def method_runs(profile: Profile, seed: int = 0, train_missing: bool = True
+                ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(method, dataset) → its member runs, for every Table II cell the profile trains (missing ones left out
+    when not `train_missing`)."""
+    out = {}
+    for dataset, split in datasets_for(profile).items():
+        train, test = _limited(split, profile)
+        for method in profile.compositional.methods:
+            records = training.train_method(method, dataset, train, test, profile, seed, train_missing=train_missing)
+            if records is not None:
+                out[(method, dataset)] = records
+    return out
+
+
+def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
+            ) -> dict[tuple[str, str, str], list[list[dict[str, Any]]]]:
+    """(method, dataset, variant) → the member runs after each +DA round (round 0 = without DA). Variants: "+DA"
+    on every dataset, the ablations (Table IV) on the ComDiv splits when the profile has them."""
+    plan, out = profile.compositional, {}
+    for dataset, split in datasets_for(profile).items():
+        if dataset.endswith("iid") and not plan.da_on_iid:
+            continue
+        train, test = _limited(split, profile)
+        for method in plan.da_methods:
+            variants = ABLATIONS if plan.ablation and dataset.endswith("comdiv") and method == plan.da_methods[0] \
+                else {"+DA": {}}
+            for variant, options in variants.items():
+                record = training.augmented(method, dataset, train, test, profile, seed, train_missing=train_missing,
+                                            **options)
+                if record is None:
+                    continue
+                rounds = [training.train_method(method, dataset, grown, test, profile, seed,
+                                                train_missing=train_missing)
+                          for grown in training.grown_sets(train, record)]
+                if all(r is not None for r in rounds):
+                    out[(method, dataset, variant)] = rounds
+    return out
+
+
+def ladder_runs(profile: Profile, seed: int = 0, train_missing: bool = True) -> dict[tuple[str, str], Any]:
+    """(pool, split name) → the first +DA method's runs on each ladder split of Fig. 5a (I.I.D. and ComDiv too)."""
+    plan, out = profile.compositional, {}
+    method = plan.da_methods[0]
+    for pool in plan.pools:
+        for name in ("iid", "comdiv", *plan.ladder):
+            train, test = _limited(datasets.as_split(pool, name, seed), profile)
+            dataset = f"{pool}-{name}"
+            records = training.train_method(method, dataset, train, test, profile, seed, train_missing=train_missing)
+            if records is not None:
+                out[(pool, name)] = records
+    return out
+
+
+# ---------------------------------------------------------------- accuracy
+
+def accuracy(records: Sequence[dict[str, Any]], protocol: str = "ours") -> float:
+    """A method's test accuracy (%): at the epoch validation chose (``ours``; MathEN: its ensemble there), or,
+    for one model, at its best test epoch (``peer``)."""
+    if protocol == "peer":
+        return 100 * records[0]["metrics"]["peer_test_accuracy"] if len(records) == 1 else float("nan")
+    return percent({r["id"]: r["correct"] for r in training.predictions(records)})
+
+
+def validation_accuracy(records: Sequence[dict[str, Any]]) -> float:
+    """Validation accuracy (%) at the chosen epoch (MathEN: the mean of its members'; the paper's SD valid)."""
+    return 100 * statistics.mean(next(h["val_accuracy"] for h in r["history"] if h["epoch"] == r["metrics"]["best_epoch"])
+                                 for r in records)
+
+
+def _column(dataset: str) -> tuple[str, str]:
+    pool, _, name = dataset.partition("-")
+    return (pool, SPLIT_NAMES[name]) if pool != "sd" else ("sd", name)
+
+
+def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
+    """Table II beside the paper, both protocols, Rel. Gap = Acc_IID / Acc_ComDiv − 1 per pool and SD."""
+    rows = []
+    cells = {(m, d): r for (m, d), r in runs.items()}
+    cells.update({(f"{m}+DA", d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"})
+    for method in [*PAPER_TABLE2, *(m for m, _ in cells if m not in PAPER_TABLE2)]:
+        for dataset in sorted({d for m, d in cells if m == method}):
+            records = cells[(method, dataset)]
+            pool, column = _column(dataset)
+            paper = dict(zip(TABLE2_COLUMNS, PAPER_TABLE2.get(method, (None,) * 6)))
+            note = "SD from MAWPS + ASDiv-A (ours)" if dataset == "sd-en" else "Math23K, public 6,234" \
+                if pool == "math23k" else ""
+            if pool == "sd":
+                rows.append(_row(method, "SD", "valid", paper[("sd", "valid")], validation_accuracy(records),
+                                 float("nan"), note, dataset))
+                column = "test"
+            key = ("sd", "test") if pool == "sd" else (pool, column)
+            rows.append(_row(method, pool, column, paper[key], accuracy(records), accuracy(records, "peer"), note,
+                             dataset))
+        if method in UNAVAILABLE:
+            rows.append(_row(method, "", "", None, float("nan"), float("nan"), f"unavailable: {UNAVAILABLE[method]}",
+                             ""))
+    frame = pd.DataFrame(rows)
+    return pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
+
+
+def _row(method: str, pool: str, column: str, paper: float | None, ours: float, peer: float, note: str,
+         dataset: str) -> dict[str, Any]:
+    label = {"mawps": "MAWPS", "math23k": "Math23K", "sd": "SD"}.get(pool, pool)
+    return {"method": method, "dataset": label, "split": column, "paper": paper, "ours": ours,
+            "ours, best test epoch": peer, "note": note, "run dataset": dataset}
+
+
+def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rel. Gap rows: I.I.D. / ComDiv − 1 (MAWPS, Math23K), valid / test − 1 (SD), for each method."""
+    rows = []
+    pairs = {"MAWPS": ("I.I.D.", "ComDiv"), "Math23K": ("I.I.D.", "ComDiv"), "SD": ("valid", "test")}
+    for (method, dataset), part in frame.groupby(["method", "dataset"], sort=False):
+        if dataset not in pairs or part["run dataset"].eq("sd-en").any():
+            continue
+        first, second = (part[part["split"] == c] for c in pairs[dataset])
+        if len(first) and len(second):
+            values = {col: first[col].iloc[0] / second[col].iloc[0] - 1 if second[col].iloc[0] else float("nan")
+                      for col in ("paper", "ours", "ours, best test epoch")}
+            rows.append({"method": method, "dataset": dataset, "split": "Rel. Gap", **values, "note": "",
+                         "run dataset": ""})
+    return pd.DataFrame(rows)
+
+
+def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
+    """Table III: accuracy on SD test's structural (decomposition) and lexical (reformulation) parts."""
+    kinds = {p.id: p.meta["composition"] for p in sd_set(language).test}
+    cells = {m: r for (m, d), r in runs.items() if d == f"sd-{language}"}
+    cells.update({f"{m}+DA": rounds[-1] for (m, d, v), rounds in da.items() if d == f"sd-{language}" and v == "+DA"})
+    rows = []
+    for method, records in cells.items():
+        correct = {r["id"]: r["correct"] for r in training.predictions(records)}
+        paper = PAPER_TABLE3.get(method, (None, None))
+        for kind, value in zip((synthesis.STRUCTURAL, synthesis.LEXICAL), paper):
+            ids = [i for i in correct if kinds[i] == kind]
+            rows.append({"method": method, "part": kind, "n": len(ids), "paper": value,
+                         "ours": percent(correct, ids) if ids else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def table4(da: dict, profile: Profile) -> pd.DataFrame:
+    """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits."""
+    rows = []
+    method = profile.compositional.da_methods[0]
+    for (m, dataset, variant), rounds in da.items():
+        if m != method or not dataset.endswith("comdiv"):
+            continue
+        pool = dataset.split("-")[0]
+        paper = PAPER_TABLE4[variant][0 if pool == "math23k" else 1]
+        rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
+                     "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
+                     "ours without DA": accuracy(rounds[0])})
+    return pd.DataFrame(rows)
+
+
+def iterations(da: dict) -> pd.DataFrame:
+    """Fig. 5b's data: accuracy and mean seconds per training epoch after each +DA round."""
+    rows = []
+    for (method, dataset, variant), rounds in da.items():
+        if variant != "+DA":
+            continue
+        for i, records in enumerate(rounds):
+            rows.append({"method": method, "dataset": dataset, "iteration": i,
+                         "train problems": records[0]["n_train"], "accuracy": accuracy(records),
+                         "seconds per epoch": sum(r["timing"]["seconds_per_epoch"] for r in records)})
+    return pd.DataFrame(rows)
+
+
+def ladder_table(ladder: dict, seed: int = 0) -> pd.DataFrame:
+    """Fig. 5a's data: each split's compound divergence and the method's accuracy on it."""
+    rows = []
+    for (pool, name), records in ladder.items():
+        record = datasets.split_files(pool, seed)[name]
+        rows.append({"dataset": datasets.LABELS[pool], "split": name, "DBCA^c": record["compound_divergence"],
+                     "accuracy": accuracy(records)})
+    return pd.DataFrame(rows).sort_values(["dataset", "DBCA^c"], ignore_index=True) if rows else pd.DataFrame()
+
+
+def augmentation_sample(profile: Profile, da: dict, n: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A few problems the ranker kept in the first +DA round, with their parents' texts (as the paper's Fig. 6)."""
+    dataset = next((d for (m, d, v) in da if v == "+DA"), None)
+    if dataset is None:
+        return pd.DataFrame()
+    method = next(m for (m, d, v) in da if d == dataset and v == "+DA")
+    train, test = _limited(datasets_for(profile)[dataset], profile)
+    record = training.augmented(method, dataset, train, test, profile, seed, train_missing=False)
+    kept = record["kept"][:n]
+    return pd.DataFrame([{"operation": row["meta"].get("operation"), "text": f"{row['body']} {row['question']}".strip(),
+                          "expression": " ".join(row["prefix"]), "answer": row["answer"]} for row in kept])
+
+
+def generation_timing(seed: int = 0) -> dict[str, float]:
+    """Seconds for one round of candidate generation over MAWPS ComDiv's training set (no training)."""
+    split = datasets.as_split("mawps", "comdiv", seed)
+    started = time.perf_counter()
+    made = generate(list(split.train), seed=seed)
+    return {"one +DA generation round, MAWPS ComDiv (s)": round(time.perf_counter() - started, 1),
+            "candidates": len(made.problems)}
+
+
+def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, findings: pd.DataFrame) -> dict[str, float]:
+    """The numbers notebook 06 records (read back by its test)."""
+    out: dict[str, float] = {}
+    for _, row in table1_.iterrows():
+        out[_name("t1", row["dataset"], row["split"], row["statistic"])] = round(float(row["ours"]), 4)
+    for _, row in table2_.iterrows():
+        if pd.notna(row["ours"]):
+            out[_name("t2", row["method"], row["dataset"], row["split"], row["run dataset"])] = round(float(row["ours"]), 4)
+    out["findings_held"] = int((findings["holds"] == "yes").sum())
+    out["findings_not_held"] = int((findings["holds"] == "no").sum())
+    return out
+
+
+def _name(*parts: Iterable[str]) -> str:
+    import re
+
+    return re.sub(r"[^0-9a-z]+", "_", "_".join(str(p) for p in parts).lower()).strip("_")
+
+
+# ---------------------------------------------------------------- lesson and figures
+
+def walkthrough(pool: str = "mawps", index: int = 5, seed: int = 0) -> tuple[Problem, pd.DataFrame, atoms.Structure]:
+    """One problem through §III-A: each quantity's context and cluster, then its atoms and compounds."""
+    problem = datasets.pool(pool)[index]
+    clustering = datasets.clustering(pool, seed)
+    frame = pd.DataFrame({"slot": [f"N{i}" for i in range(len(problem.numbers))], "number": problem.numbers,
+                          "context": [" ".join(c) for c in atoms.quantity_contexts(problem)],
+                          "cluster": [f"q{c}" for c in clustering.clusters[problem.id]]})
+    return problem, frame, clustering.structures[problem.id]
+
+
+def ladder_figure(ladder: pd.DataFrame) -> Any:
+    """Fig. 5a: accuracy against the compound divergence of each split, one line per pool."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for dataset, part in ladder.groupby("dataset", sort=False):
+        ax.plot(part["DBCA^c"], part["accuracy"], marker="o", label=dataset)
+    ax.set_xlabel("compound divergence DBCA^c of the split")
+    ax.set_ylabel("test accuracy (%)")
+    ax.legend()
+    return fig
+
+
+def iterations_figure(table: pd.DataFrame) -> Any:
+    """Fig. 5b: accuracy (left axis) and seconds per training epoch (right) after each +DA round."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    right = ax.twinx()
+    for (method, dataset), part in table.groupby(["method", "dataset"], sort=False):
+        ax.plot(part["iteration"], part["accuracy"], marker="o", label=f"{method} {dataset}: accuracy")
+        right.plot(part["iteration"], part["seconds per epoch"], marker="x", linestyle="--",
+                   label=f"{method} {dataset}: s/epoch")
+    ax.set_xlabel("+DA iteration")
+    ax.set_ylabel("test accuracy (%)")
+    right.set_ylabel("seconds per epoch")
+    ax.legend(loc="upper left", fontsize=7)
+    right.legend(loc="lower right", fontsize=7)
+    return fig

@@ -1,0 +1,29 @@
+"""Notebook 06 (compositional generalization) under the smoke profile: Table I from the committed splits, SD's
+sizes, and one training pass through every table."""
+import pytest
+from notebook_runner import execute_notebook
+
+from mwplib.compositional import datasets
+
+
+@pytest.mark.slow
+def test_notebook_06_smoke():
+    m = execute_notebook("06_compositional", "smoke")
+
+    # Table I uses whole pools under every profile: the committed split files, 80/20 of the usable problems
+    assert (m["t1_mawps_i_i_d_train"], m["t1_mawps_i_i_d_test"]) == (1786, 446)
+    assert (m["t1_math23k_public_6_234_comdiv_train"], m["t1_math23k_public_6_234_comdiv_test"]) == (4986, 1247)
+    for pool, label in (("mawps", "mawps"), ("math23k", "math23k_public_6_234")):
+        files = datasets.split_files(pool)
+        assert m[f"t1_{label}_comdiv_dbca_c"] == round(files["comdiv"]["compound_divergence"], 4)
+        # ComDiv: compounds diverge far more than under I.I.D., atoms stay close
+        assert m[f"t1_{label}_comdiv_dbca_c"] > m[f"t1_{label}_i_i_d_dbca_c"] + 0.3
+        assert m[f"t1_{label}_comdiv_dbca_a"] <= 0.02
+    # SD from the public Math23K problems (measured 978 / 682; the paper 1,078 / 745 from all of Math23K)
+    assert (m["t1_sd_from_math23k_public_6_234_comdiv_train"], m["t1_sd_from_math23k_public_6_234_comdiv_test"]) \
+        == (978, 682)
+    # one GTS run per dataset and a +DA round went through Table II
+    for column in ("t2_gts_mawps_i_i_d_mawps_iid", "t2_gts_mawps_comdiv_mawps_comdiv", "t2_gts_sd_test_sd_zh",
+                   "t2_gts_da_sd_test_sd_zh"):
+        assert 0 <= m[column] <= 100
+    assert m["findings_held"] + m["findings_not_held"] >= 4
