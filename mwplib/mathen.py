@@ -76,7 +76,7 @@ def normalized(problem: Problem) -> Problem:
     try:
         prefix = normalize_prefix(problem.prefix)
         before, after = (expr.evaluate(expr.parse_prefix(list(p)), bindings) for p in (problem.prefix, prefix))
-    except expr.ExpressionError as error:
+    except (expr.ExpressionError, OverflowError) as error:
         raise ValueError(f"{problem.source}: cannot normalise {' '.join(problem.prefix)!r}: {error}") from None
     if before != after:
         raise ValueError(f"{problem.source}: normalising {' '.join(problem.prefix)!r} to {' '.join(prefix)!r} "

@@ -17,7 +17,7 @@ class CompositionalPlan:
     methods: tuple[str, ...] = ("GTS",)  # Table II's solvers, by the paper's names (`compositional.training.METHODS`)
     pools: tuple[str, ...] = ("mawps",)  # DBCA-split pools trained on (Table I lists every pool's splits)
     sd: tuple[str, ...] = ("zh",)  # SD sets trained on: "zh" from Math23K (the paper's), "en" from MAWPS + ASDiv-A
-    da_methods: tuple[str, ...] = ("GTS",)  # solvers given +DA (Tables II, III; the first also Table IV, Fig. 5b)
+    da_methods: tuple[str, ...] = ("GTS",)  # solvers given +DA (Tables II, III, Fig. 5b; the first: Table IV, Fig. 5a)
     da_iterations: int = 1  # T of Algorithm 1 (the paper: 7)
     da_on_iid: bool = True  # +DA on the I.I.D. splits too (Table II's +DA rows), not only ComDiv and SD
     ablation: bool = False  # Table IV: +DA without the ranker, operation 1 or operation 2

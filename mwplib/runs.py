@@ -69,12 +69,15 @@ def _as_declared(instance: Any) -> dict[str, Any]:
             else values[f.name] for f in fields(instance)}
 
 
-def data_checksum(train: Sequence[Problem], test: Sequence[Problem]) -> str:
-    """Hash of everything a run reads from its problems, so changed data never reuse a stale run."""
+def data_checksum(train: Sequence[Problem], test: Sequence[Problem], validation: Sequence[Problem] | None = None
+                  ) -> str:
+    """Hash of everything a run reads from its problems, so changed data never reuse a stale run (a given
+    validation set, instead of one carved from `train`, is part of it)."""
     def rows(problems: Sequence[Problem]) -> list[Any]:
         return [[p.id, p.text, list(p.numbers), list(p.prefix), p.answer] for p in problems]
 
-    return hashlib.sha256(json.dumps([rows(train), rows(test)]).encode()).hexdigest()[:16]
+    parts = [rows(train), rows(test)] + ([] if validation is None else [rows(validation)])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def _with_fields(config: ModelConfig, overrides: dict[str, Any]) -> ModelConfig:
@@ -96,11 +99,13 @@ def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
     return list(problems)[:limit] if limit is not None else list(problems)
 
 
-def _profiled(train: Sequence[Problem], test: Sequence[Problem], prof: Profile
-              ) -> tuple[list[Problem], list[Problem], str]:
+def _profiled(train: Sequence[Problem], test: Sequence[Problem], prof: Profile,
+              validation: Sequence[Problem] | None = None) -> tuple[list[Problem], list[Problem], str]:
     """The problems a profile trains and tests on, and their checksum (part of a run's key)."""
     train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
-    return train, test, data_checksum(train, test)
+    if validation is not None:
+        validation = _limit(validation, prof.test_limit)
+    return train, test, data_checksum(train, test, validation)
 
 
 def run_path(spec: RunSpec, key: str, profile: str) -> Path:
@@ -138,36 +143,43 @@ def epochs_done(key: str) -> int:
     return len(torch.load(path, map_location="cpu", mmap=True, weights_only=False)["history"]) if path.exists() else 0
 
 
-def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str) -> dict[str, Any] | None:
+def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str,
+             validation: Sequence[Problem] | None = None) -> dict[str, Any] | None:
     """The recorded result of this run, or None if it has not been trained under `profile`."""
     prof = get_profile(profile)
-    path = run_path(spec, spec.key(_profiled(train, test, prof)[2]), prof.name)
+    path = run_path(spec, spec.key(_profiled(train, test, prof, validation)[2]), prof.name)
     return read_record(path) if path.exists() else None
 
 
 def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
-        progress: bool = True, need_weights: bool = False) -> dict[str, Any]:
-    """Train and evaluate one run, or load it from the cache. `train` may be any list of problems.
-    With `need_weights`, a recorded run whose checkpoint is not on this machine (weights are not committed)
-    is trained again, so its weights can be loaded."""
-    if not force and (record := recorded(spec, train, test, profile)) is not None:
+        progress: bool = True, need_weights: bool = False, validation: Sequence[Problem] | None = None
+        ) -> dict[str, Any]:
+    """Train and evaluate one run, or load it from the cache. `train` may be any list of problems; `validation`,
+    when given, chooses the epoch instead of a part carved from `train` (notebook 06: augmented training sets
+    keep their split's validation part). With `need_weights`, a recorded run whose checkpoint is not on this
+    machine (weights are not committed) is trained again, so its weights can be loaded."""
+    if not force and (record := recorded(spec, train, test, profile, validation)) is not None:
         if not need_weights or weights_of(record) is not None:
             return record
     prof = get_profile(profile)
-    train, test, checksum = _profiled(train, test, prof)
+    train, test, checksum = _profiled(train, test, prof, validation)
+    if validation is not None:
+        validation = _limit(validation, prof.test_limit)
     key = spec.key(checksum)
     path = run_path(spec, key, prof.name)
-    model = build_model(spec.model, spec.config, train, spec.seed)
+    model = build_model(spec.model, spec.config, [*train, *(validation or ())], spec.seed)
     manifest = run_manifest(prof.name, spec.seed)  # the commit training starts from, not the one it ends at
     started = time.perf_counter()
     resume = resume_path(key)
     if force:
         resume.unlink(missing_ok=True)
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
-                         val_fraction=spec.val_fraction, patience=spec.patience, progress=progress, resume=resume,
+                         val_fraction=spec.val_fraction, validation=validation, patience=spec.patience,
+                         progress=progress, resume=resume,
                          description=f"{spec.model}/{spec.config.embedding} {spec.dataset} fold {spec.fold}")
     model.load_state_dict(result.state)
-    checkpoint = save_checkpoint(model, spec.model, max(len(p.prefix) for p in train) + 2, checkpoint_path(key))
+    checkpoint = save_checkpoint(model, spec.model, max(len(p.prefix) for p in [*train, *(validation or ())]) + 2,
+                                 checkpoint_path(key))
     record = {"key": key, "spec": spec.describe(), "data_checksum": checksum, "weights": weights_checksum(checkpoint),
               "n_train": len(train),
               "n_test": len(test), "device": str(pick_device()),

@@ -149,10 +149,11 @@ def train_step(model: MWPModel, optimizer: torch.optim.Optimizer, batch: Batch, 
 
 
 def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Problem], config: ModelConfig, *,
-                epochs: int, seed: int, beam: int, val_fraction: float = 0.1, patience: int = 0,
-                device: str | None = None, progress: bool = True, description: str = "", resume: Path | None = None
-                ) -> TrainResult:
-    """Train `model` on `train` (minus a validation part) for `epochs`, evaluating every epoch; with `patience`
+                epochs: int, seed: int, beam: int, val_fraction: float = 0.1,
+                validation: Sequence[Problem] | None = None, patience: int = 0, device: str | None = None,
+                progress: bool = True, description: str = "", resume: Path | None = None) -> TrainResult:
+    """Train `model` on `train` (minus a validation part carved from it by `val_fraction`, unless `validation`
+    is given) for `epochs`, evaluating every epoch; with `patience`
     (and a validation part), stop once validation accuracy has not improved for that many epochs. With `resume`,
     the state after each epoch is saved there, and a run interrupted after epoch k restarts at epoch k + 1
     exactly as if it had not stopped (random generators included)."""
@@ -160,11 +161,11 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
 
     seed_everything(seed)
     model.to(pick_device(device))
-    fit, val = split_validation(train, val_fraction, seed)
+    fit, val = split_validation(train, val_fraction, seed) if validation is None else (list(train), list(validation))
     fit_ex = [model.prepare(p) for p in fit]
     model.embedder.tune_only(ex.inputs for ex in fit_ex)
     val_ex, test_ex = ([model.prepare(p, target=False) for p in part] for part in (val, test))
-    max_len = max(len(p.prefix) for p in train) + 2
+    max_len = max(len(p.prefix) for p in [*fit, *val]) + 2
     optimizer = make_optimizer(model, config)
     order_rng = random.Random(seed)
     history: list[dict[str, float]] = []

@@ -133,3 +133,14 @@ def test_patience_stops_once_validation_stops_improving() -> None:
                          beam=2, val_fraction=0.25, patience=2, progress=False)
     assert [h["epoch"] for h in result.history] == [1, 2, 3] and result.best_epoch == 1
     assert len(_train(0, epochs=4).history) == 4  # no patience: every epoch
+
+
+def test_a_given_validation_set_replaces_the_carved_part() -> None:
+    problems = toy_problems(12)
+    config = fast_config("gts")
+    given = problems[9:]  # three problems: accuracies in thirds
+    result = train_model(build_model("gts", config, problems, 0), problems[:9], problems[:6], config, epochs=2,
+                         seed=0, beam=2, validation=given, progress=False)
+    assert all(round(h["val_accuracy"] * 3, 6) == round(h["val_accuracy"] * 3) for h in result.history)
+    from mwplib.runs import data_checksum
+    assert data_checksum(problems[:9], problems[:6], given) != data_checksum(problems[:9], problems[:6])

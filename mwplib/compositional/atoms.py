@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..expr import Node, is_slot, parse_prefix, slot_index
+from ..expr import ExpressionError, Node, is_slot, parse_prefix, slot_index
 from ..numbers import find_numbers
 from ..problem import Problem
 from ..text import tokenize
@@ -92,7 +92,10 @@ def structure(prefix: Sequence[str], clusters: Sequence[int], source: str = "<pr
     """Atoms and compounds of a slot prefix whose slot i is labelled ``q{clusters[i]}``."""
     if not prefix:
         raise CompositionError(f"{source}: no expression")
-    tree = _labelled(parse_prefix(list(prefix)), clusters, source)
+    try:
+        tree = _labelled(parse_prefix(list(prefix)), clusters, source)
+    except ExpressionError as error:
+        raise CompositionError(f"{source}: {' '.join(prefix)!r} is not a prefix expression: {error}") from None
     atoms, compounds, stack = [], [], [tree]
     while stack:
         node = stack.pop()

@@ -73,6 +73,14 @@ PER_SEED = 2
 #: fraction of the candidates the data ranker keeps (§V-B)
 KEEP = 0.2
 START, END, GAP = "<s>", "</s>", "_"
+#: bump with any change to what `generate` makes, so committed augmentation records are not reused across it
+VERSION = 2
+
+
+def protocol() -> dict[str, object]:
+    """Everything that decides the candidates and the kept share: part of an augmentation record's key."""
+    return {"version": VERSION, "windows": WINDOWS, "longest": LONGEST, "max_alternatives": MAX_ALTERNATIVES,
+            "max_targets": MAX_TARGETS, "per_seed": PER_SEED, "keep": KEEP}
 
 Fragment = tuple[str, ...]
 Environment = tuple[str, ...]

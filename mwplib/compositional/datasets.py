@@ -28,22 +28,23 @@ LADDER_TARGETS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 SPLIT_DIR = paths.RESULTS / "splits" / "compositional"
 
 
-def pool(dataset: str) -> list[Problem]:
-    """The problems of `dataset` that have a single expression (those DBCA and the solvers can use)."""
+def _loaded(dataset: str) -> list[Problem]:
     from .. import data
 
     loaders = {"mawps": data.load_mawps_2373, "math23k": data.load_math23k}
     if dataset not in loaders:
         raise ValueError(f"unknown pool {dataset!r}; choose one of {sorted(loaders)}")
-    return [p for p in loaders[dataset]() if p.prefix]
+    return loaders[dataset]()
+
+
+def pool(dataset: str) -> list[Problem]:
+    """The problems of `dataset` that have a single expression (those DBCA and the solvers can use)."""
+    return [p for p in _loaded(dataset) if p.prefix]
 
 
 def excluded(dataset: str) -> list[tuple[str, str]]:
     """(id, issue) of every problem of `dataset` left out of its pool for lack of a single expression."""
-    from .. import data
-
-    problems = {"mawps": data.load_mawps_2373, "math23k": data.load_math23k}[dataset]()
-    return [(p.id, "; ".join(p.meta.get("issues", ())) or "no expression") for p in problems if not p.prefix]
+    return [(p.id, "; ".join(p.meta.get("issues", ())) or "no expression") for p in _loaded(dataset) if not p.prefix]
 
 
 @dataclass(frozen=True)
@@ -112,13 +113,12 @@ def split_files(dataset: str, seed: int = 0) -> dict[str, dict[str, Any]]:
 
 
 def as_split(dataset: str, name: str, seed: int = 0) -> Split:
-    """A split file as the `Split` a run trains on: train = the file's train and validation ids in sorted order,
-    from which the training loop carves the file's validation part again (seeded), test = its test ids."""
+    """A split file as the `Split` runs train on: train, validation (`dev`) and test as the file lists them."""
     record = split_files(dataset, seed)[name]
     by_id = {p.id: p for p in pool(dataset)}
     missing = [i for part in ("train", "validation", "test") for i in record[part] if i not in by_id]
     if missing:
         raise ValueError(f"{split_path(dataset, name, seed)}: {len(missing)} ids not in the {dataset} pool, "
                          f"e.g. {missing[:3]}")
-    train = [by_id[i] for i in sorted(record["train"] + record["validation"])]
-    return Split(f"{dataset}-{name}", tuple(train), tuple(by_id[i] for i in record["test"]))
+    train, dev, test = (tuple(by_id[i] for i in record[part]) for part in ("train", "validation", "test"))
+    return Split(f"{dataset}-{name}", train, test, dev)

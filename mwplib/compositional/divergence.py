@@ -1,5 +1,9 @@
 """Distribution-based compositional assessment (DBCA; Keysers et al. 2020, as Lan et al. 2022 §III-A use it).
 
+The α values are Lan et al.'s (§V-A: 0.1 for atoms, 0.5 for compounds). Keysers et al. chose the other way round
+(0.5 for atoms; 0.1 for compounds, so that a test compound counts as soon as training lacks it), and so does the
+NQG code Lan et al. cite; the paper may have swapped them, but its text is what is reproduced here.
+
 Two data sets are compared through the frequency distributions P (train) and Q (test) of their atoms or
 compounds: ``DBCA = 1 − C_α(P‖Q)`` with the Chernoff coefficient ``C_α(P‖Q) = Σ_i p_i^α q_i^(1−α)``. A small α
 (0.1 for atoms) makes the coefficient close to "is every test atom seen in training at all", so atom

@@ -19,7 +19,8 @@ from ..expr import ExpressionError, evaluate, is_slot, parse_prefix, slot_index
 from ..problem import Problem
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_ENGLISH_END = re.compile(r"(?<=[.?!])\s+")
+#: a sentence ends after . ? ! and a space, but not after a title ("Mrs. Hilt")
+_ENGLISH_END = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.?!])\s+")
 _CHINESE_END = re.compile(r"(?<=[，。？！；,;?!])(?!\d)")
 
 

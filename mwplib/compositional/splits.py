@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -66,7 +67,7 @@ class _Counts:
         vocab: dict[str, int] = {}
         rows, cols, counts = [], [], []
         for row, problem_items in enumerate(items):
-            for item, count in sorted(_tally(problem_items).items()):
+            for item, count in sorted(Counter(problem_items).items()):
                 rows.append(row)
                 cols.append(vocab.setdefault(item, len(vocab)))
                 counts.append(count)
@@ -91,13 +92,6 @@ class _Counts:
         with np.errstate(divide="ignore", invalid="ignore"):
             value = (base + np.bincount(self.rows, gain, minlength=self.n)) / (grown ** a * other.sum() ** (1 - a))
         return np.nan_to_num(value, nan=0.0, posinf=0.0)
-
-
-def _tally(items: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in items:
-        out[item] = out.get(item, 0) + 1
-    return out
 
 
 def greedy_split(name: str, structs: Mapping[str, Structure], n_test: int, seed: int = 0, *,
@@ -147,7 +141,7 @@ def ladder(name: str, structs: Mapping[str, Structure], n_test: int, targets: Se
 
 
 def test_size(n_pool: int, fraction: float = 0.2) -> int:
-    """The paper's 80/20 ratio (MAWPS 1,899 / 474; Math23K 18,543 / 4,619) applied to a pool."""
+    """The paper's 80/20 ratio (MAWPS 1,899 / 474; Math23K 18,543 / 4,619: a test share of 0.1997) on a pool."""
     return round(fraction * n_pool)
 
 

@@ -6,7 +6,9 @@ A run on a compositional split is recorded like any other, under the dataset nam
 data checksum tells them apart). The problems each +DA iteration kept are committed too
 (``results/runs/<profile>/augmentation/``), so the tables render from records without the weights that ranked
 them. Table VI's LSTM is the project's BiLSTM Seq2Seq; its Transformer has no learning-rate warm-up here.
-Validation is 20 % of each training set (§V-B), carved by the training loop, for +DA from the grown set.
+Validation is 20 % of each training set (§V-B), carved once per split (the split file's validation ids; SD's
+carved with the same seed) and passed to every run of that split: +DA generates from the rest and adds to it,
+so no augmented problem, nor one made from a validation problem, ever validates.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from ..profiles import Profile
 from ..records import read_record, record_path, write_record
 from ..repro import run_manifest
 from ..solver import load_checkpoint
-from .augment import augment, confidence
+from .augment import ScoreFn, augment, confidence, protocol
 from .splits import VALIDATION_FRACTION
 
 #: Table VI: the hyper-parameters each method deviates from its defaults with (scratch embeddings); MathEN's
@@ -61,24 +63,26 @@ def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0)
     """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
     stopping) from `profile`."""
     config, plan = paper_config(model), profile.compositional
-    overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k)}
+    own_depth = {"layers"} if model == "convs2s" else set()  # Table VI's 2 layers are the BiLSTM's
+    overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k) and k not in own_depth}
     made = runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION, **overrides)
     epochs = min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs
     return replace(made, epochs=epochs, patience=plan.patience)
 
 
-def train_method(method: str, dataset: str, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
-                 seed: int = 0, *, train_missing: bool = True, need_weights: bool = False
-                 ) -> list[dict[str, Any]] | None:
+def train_method(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
+                 test: Sequence[Problem], profile: Profile, seed: int = 0, *, train_missing: bool = True,
+                 need_weights: bool = False) -> list[dict[str, Any]] | None:
     """The recorded run of each member (trained when missing and `train_missing`), or None if one is missing."""
     chosen = _method(method)
     if chosen.normalize:
-        train, test = [mathen.normalized(p) for p in train], [mathen.normalized(p) for p in test]
+        train, validation, test = ([mathen.normalized(p) for p in part] for part in (train, validation, test))
     records = []
     for model in chosen.members:
         run_spec = spec(method, model, dataset, profile, seed)
-        record = (runs.run(run_spec, train, test, profile.name, progress=False, need_weights=need_weights)
-                  if train_missing else runs.recorded(run_spec, train, test, profile.name))
+        record = (runs.run(run_spec, train, test, profile.name, progress=False, need_weights=need_weights,
+                           validation=validation)
+                  if train_missing else runs.recorded(run_spec, train, test, profile.name, validation))
         if record is None:
             return None
         records.append(record)
@@ -91,11 +95,12 @@ def predictions(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         [r["predictions"] for r in records])
 
 
-def scorer(method: str, dataset: str, test: Sequence[Problem], profile: Profile, seed: int):
+def scorer(method: str, dataset: str, validation: Sequence[Problem], test: Sequence[Problem], profile: Profile,
+           seed: int) -> ScoreFn:
     """The data ranker of Algorithm 1: train `method` on the grown set (or find it recorded, with its weights)
     and score each candidate by its members' best log-probability of their own prediction."""
     def score(grown: Sequence[Problem], candidates: Sequence[Problem]) -> list[float]:
-        records = train_method(method, dataset, grown, test, profile, seed, need_weights=True)
+        records = train_method(method, dataset, grown, validation, test, profile, seed, need_weights=True)
         assert records is not None
         if _method(method).normalize:
             candidates = [mathen.normalized(p) for p in candidates]
@@ -116,15 +121,16 @@ def _problem(row: dict[str, Any]) -> Problem:
     return Problem(**{**row, "numbers": tuple(row["numbers"]), "prefix": tuple(row["prefix"])})
 
 
-def augmented(method: str, dataset: str, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
-              seed: int = 0, *, operations: tuple[int, ...] = (1, 2), ranked: bool = True,
-              train_missing: bool = True) -> dict[str, Any] | None:
+def augmented(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
+              test: Sequence[Problem], profile: Profile, seed: int = 0, *, operations: tuple[int, ...] = (1, 2),
+              ranked: bool = True, train_missing: bool = True) -> dict[str, Any] | None:
     """Algorithm 1 with `method` as the ranker (``ranked=False``: a random sample of the same size) over the
     profile's iterations: the committed augmentation record (the kept problems and each round's counts),
     made first when missing and `train_missing`, else None."""
     iterations = profile.compositional.da_iterations
     blob = json.dumps({"method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
-                       "iterations": iterations, "seed": seed, "train": runs.data_checksum(train, test),
+                       "iterations": iterations, "seed": seed, "protocol": protocol(),
+                       "data": runs.data_checksum(train, test, validation),
                        "spec": [spec(method, m, dataset, profile, seed).describe() for m in _method(method).members]},
                       sort_keys=True)
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -133,7 +139,7 @@ def augmented(method: str, dataset: str, train: Sequence[Problem], test: Sequenc
         return read_record(path)
     if not train_missing:
         return None
-    score = scorer(method, dataset, test, profile, seed) if ranked else None
+    score = scorer(method, dataset, validation, test, profile, seed) if ranked else None
     grown, rounds = augment(list(train), iterations, score, operations=operations, seed=seed)
     record = {"key": key, "method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
               "iterations": iterations, "seed": seed, "rounds": [asdict(r) for r in rounds],
