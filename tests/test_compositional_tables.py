@@ -1,0 +1,60 @@
+"""Notebook 06's tables and findings from hand-made run records: the cells, Rel. Gap and the claims' signs."""
+import pandas as pd
+import pytest
+
+from mwplib import findings
+from mwplib.compositional import experiments
+from mwplib.profiles import get_profile
+
+
+def record(correct: int, of: int = 10, peer: float | None = None, val: float = 0.9, n_train: int = 100) -> dict:
+    """A one-member run record with `correct` of `of` test problems right."""
+    return {"predictions": [{"id": f"p{i}", "correct": i < correct, "logprob": -1.0} for i in range(of)],
+            "metrics": {"peer_test_accuracy": peer if peer is not None else correct / of, "best_epoch": 2},
+            "history": [{"epoch": 1, "val_accuracy": 0.1}, {"epoch": 2, "val_accuracy": val}],
+            "n_train": n_train, "timing": {"seconds_per_epoch": 2.0}}
+
+
+@pytest.fixture()
+def tables():
+    runs = {("GTS", "mawps-iid"): [record(8)], ("GTS", "mawps-comdiv"): [record(5)], ("GTS", "sd-zh"): [record(1)],
+            ("LSTM", "mawps-iid"): [record(7)], ("LSTM", "mawps-comdiv"): [record(2, peer=0.3)],
+            ("LSTM", "sd-zh"): [record(1, val=0.8)], ("LSTM", "sd-en"): [record(4)]}
+    da = {("GTS", "mawps-comdiv", "+DA"): [[record(5)], [record(6, n_train=120)]],
+          ("GTS", "sd-zh", "+DA"): [[record(1)], [record(3, n_train=130)]]}
+    table2 = experiments.table2(runs, da, get_profile("quick"))
+    return runs, da, table2
+
+
+def cell(table: pd.DataFrame, column: str = "ours", **keys) -> float:
+    return findings.cell(table, column, **keys)
+
+
+def test_table2_cells_protocols_and_rel_gap(tables):
+    _, _, table2 = tables
+    assert cell(table2, method="GTS", dataset="MAWPS", split="ComDiv") == 50.0
+    assert cell(table2, method="GTS", dataset="MAWPS", split="ComDiv", column="paper") == 48.4
+    assert cell(table2, method="LSTM", dataset="MAWPS", split="ComDiv", column="ours, best test epoch") == 30.0
+    assert cell(table2, method="LSTM", dataset="SD", split="valid", **{"run dataset": "sd-zh"}) == 80.0
+    assert cell(table2, method="GTS+DA", dataset="SD", split="test") == 30.0
+    assert cell(table2, method="GTS", dataset="MAWPS", split="Rel. Gap") == pytest.approx(80 / 50 - 1)
+    # SD's Rel. Gap is the Chinese SD's (the paper's), even with an English SD beside it; no paper value there
+    assert cell(table2, method="LSTM", dataset="SD", split="Rel. Gap") == pytest.approx(80 / 10 - 1)
+    assert pd.isna(cell(table2, method="LSTM", dataset="SD", split="test", column="paper",
+                        **{"run dataset": "sd-en"}))
+    assert {"BERTGen", "GPT-2"} <= set(table2[table2["note"].str.startswith("unavailable")]["method"])
+    assert not table2.duplicated(["method", "dataset", "split", "run dataset"]).any()
+
+
+def test_findings_signs_follow_the_cells(tables):
+    _, _, table2 = tables
+    no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
+    claims = findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame())
+    by = claims.set_index("comparison")
+    assert by.loc["GTS MAWPS: I.I.D. − ComDiv", "ours"] == pytest.approx(30.0)
+    assert by.loc["GTS MAWPS: I.I.D. − ComDiv", "holds"] == "yes"
+    assert by.loc["MAWPS: Rel. Gap LSTM − GTS", "ours"] == pytest.approx((70 / 20 - 1) - (80 / 50 - 1))
+    assert by.loc["GTS+DA − GTS: SD test", "ours"] == pytest.approx(20.0)
+    assert by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "ours"] == pytest.approx(20.0 - 10.0)
+    # +DA was not run on I.I.D.: that comparison has no result rather than a verdict
+    assert list(claims[claims["holds"] == "no result"]["comparison"]) == ["GTS+DA MAWPS: I.I.D. − ComDiv"]
