@@ -319,7 +319,7 @@ def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
             ids = [i for i in correct if kinds[i] == kind]
             rows.append({"method": method, "part": kind, "n": len(ids), "paper": value,
                          "ours": percent(correct, ids) if ids else float("nan")})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["method", "part", "n", "paper", "ours"])
 
 
 def table4(da: dict, profile: Profile) -> pd.DataFrame:
@@ -334,7 +334,7 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
         rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
                      "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
                      "ours without DA": accuracy(rounds[0])})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA"])
 
 
 def iterations(da: dict) -> pd.DataFrame:
@@ -401,7 +401,7 @@ def _name(*parts: str) -> str:
 
 # ---------------------------------------------------------------- lesson and figures
 
-def walkthrough(pool: str = "mawps", index: int = 5, seed: int = 0) -> tuple[Problem, pd.DataFrame, atoms.Structure]:
+def walkthrough(pool: str = "mawps", index: int = 8, seed: int = 0) -> tuple[Problem, pd.DataFrame, atoms.Structure]:
     """One problem through §III-A: each quantity's context and cluster, then its atoms and compounds."""
     problem = datasets.pool(pool)[index]
     clustering = datasets.clustering(pool, seed)
