@@ -58,3 +58,12 @@ def test_findings_signs_follow_the_cells(tables):
     assert by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "ours"] == pytest.approx(20.0 - 10.0)
     # +DA was not run on I.I.D.: that comparison has no result rather than a verdict
     assert list(claims[claims["holds"] == "no result"]["comparison"]) == ["GTS+DA MAWPS: I.I.D. − ComDiv"]
+
+
+def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
+    """Every Table II and ladder cell of `quick` has its committed run (a changed key would orphan it)."""
+    from mwplib.compositional.__main__ import main
+
+    main(["--profile", "quick", "--plan"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("table2", "ladder"))]
+    assert len(lines) == 9 and all(line.endswith("recorded") for line in lines)

@@ -58,7 +58,7 @@ from ..models import MWPModel
 from ..problem import Problem
 from ..text import tokenize
 from ..train import predict
-from .sentences import CompositionError, Sentence, assemble, is_chinese, join, remap, sentences, slots_of, value
+from .sentences import CompositionError, Sentence, assemble, checked, is_chinese, join, remap, sentences, slots_of
 
 #: per operation, the tokens of context on each side of a fragment's gap that make its environment
 WINDOWS = {1: 1, 2: 2}
@@ -151,12 +151,7 @@ def _seeds(train: Sequence[Problem], operations: set[int]) -> tuple[list[_Seed],
         if not problem.prefix:
             skipped += 1
             continue
-        if not problem.numbers:
-            raise CompositionError(f"{problem.source}: no numbers")
-        try:
-            value(problem.prefix, problem.numbers)
-        except CompositionError as error:
-            raise CompositionError(f"{problem.source}: {error}") from None
+        checked(problem)
         parts = tuple(sentences(problem))
         found = {op: tuple(tuple(fragments(s.text, WINDOWS[op])) for s in parts) for op in operations}
         seeds.append(_Seed(problem, parts, found))

@@ -99,6 +99,17 @@ def value(prefix: Sequence[str], numbers: Sequence[str]) -> Fraction:
         raise CompositionError(f"{' '.join(prefix)} over {list(numbers)}: {error}") from None
 
 
+def checked(problem: Problem) -> Fraction:
+    """The value of `problem`'s gold expression over its numbers: the check every problem passes before it is
+    cut or recombined; CompositionError naming it when it has no numbers or the expression cannot be evaluated."""
+    if not problem.numbers:
+        raise CompositionError(f"{problem.source}: the text has no numbers")
+    try:
+        return value(problem.prefix, problem.numbers)
+    except CompositionError as error:
+        raise CompositionError(f"{problem.source}: {error}") from None
+
+
 def assemble(problem_id: str, texts: Sequence[str], prefix: Sequence[str], meta: Mapping[str, object]) -> Problem:
     """A new problem from sentence texts and a slot prefix over the numbers those texts hold, in order. The
     answer is the prefix's value; a prefix over a number the text lacks, or one that cannot be evaluated

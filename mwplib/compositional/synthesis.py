@@ -57,7 +57,7 @@ from ..expr import Node, is_slot, map_leaves, parse_infix, parse_prefix, slot_in
 from ..numbers import find_numbers
 from ..problem import Problem
 from .constituents import constituent_sets, similarity
-from .sentences import CompositionError, Sentence, assemble, join, sentences, value
+from .sentences import CompositionError, Sentence, assemble, checked, join, sentences
 
 DELTA = "Δ"
 DECOMPOSITION, REFORMULATION = "decomposition", "reformulation"
@@ -194,12 +194,7 @@ def units(problem: Problem) -> tuple[Sentence, ...]:
 def quantity_template(problem: Problem) -> tuple[str, ...]:
     """The problem's slot prefix with percentages as one quantity; CompositionError for a problem without
     numbers or whose expression uses a number its text lacks."""
-    if not problem.numbers:
-        raise CompositionError(f"{problem.source}: the text has no numbers")
-    try:
-        value(problem.prefix, problem.numbers)
-    except CompositionError as error:
-        raise CompositionError(f"{problem.source}: {error}") from None
+    checked(problem)
     return tuple(to_prefix(_collapse(parse_prefix(list(problem.prefix)), _percent_slots(problem.text))))
 
 

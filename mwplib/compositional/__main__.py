@@ -1,0 +1,56 @@
+"""Train notebook 06's grid without opening the notebook (e.g. on a GPU box), then render it from the records.
+
+    python -m mwplib.compositional --profile full --plan            # which Table II / ladder cells lack runs
+    python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)
+    python -m mwplib.compositional --profile full --methods MathEN --pools math23k --parts table2
+
+Several such processes with different ``--methods`` / ``--pools`` may share a machine: records are written
+atomically, and each process skips what is recorded when it reaches it.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Sequence
+
+from ..profiles import get_profile
+from . import experiments
+
+PARTS = ("table2", "da", "ladder")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m mwplib.compositional", description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="full")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--methods", nargs="+", help="only these methods of the profile's plan (Table II names)")
+    parser.add_argument("--pools", nargs="+", help="only these DBCA pools (mawps, math23k)")
+    parser.add_argument("--sd", nargs="+", help="only these SD sets (zh, en)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
+    parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
+    args = parser.parse_args(argv)
+    profile = get_profile(args.profile)
+    plan = profile.compositional
+    narrowed = replace(plan, methods=tuple(args.methods or plan.methods),
+                       da_methods=tuple(m for m in plan.da_methods if not args.methods or m in args.methods),
+                       pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
+    profile = replace(profile, compositional=narrowed)
+    train = not args.plan
+    if "table2" in args.parts:
+        done = experiments.method_runs(profile, args.seed, train_missing=train)
+        for dataset in experiments.datasets_for(profile):
+            for method in narrowed.methods:
+                print(f"table2 {method:12} {dataset:16} {'recorded' if (method, dataset) in done else 'missing'}")
+    if "da" in args.parts and train:
+        for key in experiments.da_runs(profile, args.seed):
+            print("+DA recorded:", *key)
+    if "ladder" in args.parts and narrowed.da_methods:
+        done = experiments.ladder_runs(profile, args.seed, train_missing=train)
+        for pool in narrowed.pools:
+            for name in ("iid", "comdiv", *narrowed.ladder):
+                print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} "
+                      f"{'recorded' if (pool, name) in done else 'missing'}")
+
+
+if __name__ == "__main__":
+    main()
