@@ -123,11 +123,22 @@ def weights_checksum(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
 
 
-def weights_of(record: dict[str, Any]) -> Path | None:
+def retrained_path(key: str) -> Path:
+    """Where a run retrained here only for its weights notes their checksum (ignored cache; see :func:`run`)."""
+    return checkpoint_path(key).with_suffix(".retrained")
+
+
+def weights_of(record: dict[str, Any], retrained_ok: bool = False) -> Path | None:
     """The checkpoint of the recorded run on this machine, or None if it is absent or from another training of
-    the run (records written before checksums were kept trust the file)."""
+    the run (records written before checksums were kept trust the file). With `retrained_ok`, weights this machine
+    retrained for the run (:func:`run` with `need_weights`) do too: the same run, not the recorded numbers."""
     path = checkpoint_path(record["key"])
-    if not path.exists() or ("weights" in record and weights_checksum(path) != record["weights"]):
+    if not path.exists():
+        return None
+    found = weights_checksum(path)
+    marker = retrained_path(record["key"])
+    if "weights" in record and found != record["weights"] and not (
+            retrained_ok and marker.exists() and marker.read_text().strip() == found):
         return None
     return path
 
@@ -157,9 +168,11 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     """Train and evaluate one run, or load it from the cache. `train` may be any list of problems; `validation`,
     when given, chooses the epoch instead of a part carved from `train` (notebook 06: augmented training sets
     keep their split's validation part). With `need_weights`, a recorded run whose checkpoint is not on this
-    machine (weights are not committed) is trained again, so its weights can be loaded."""
+    machine (weights are not committed) is trained again, so its weights can be loaded; its record, and every
+    evaluation of it, stays as committed (another machine or thread count may give other numbers), and
+    ``weights_of(record, retrained_ok=True)`` finds the new weights."""
     if not force and (record := recorded(spec, train, test, profile, validation)) is not None:
-        if not need_weights or weights_of(record) is not None:
+        if not need_weights or weights_of(record, retrained_ok=True) is not None:
             return record
     prof = get_profile(profile)
     train, test, checksum = _profiled(train, test, prof, validation)
@@ -191,10 +204,13 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
                          "train_problems_per_s": result.train_problems_per_s,
                          "infer_problems_per_s": result.infer_problems_per_s},
               "history": result.history, "predictions": result.records, "manifest": manifest}
+    resume.unlink(missing_ok=True)
+    if path.exists() and not force:  # retrained for its weights only: the recorded result is never replaced
+        retrained_path(key).write_text(record["weights"] + "\n")
+        return read_record(path)
     for stale in path.parent.glob(f"{key}-on-*"):  # evaluations of the weights this run replaces
         stale.unlink()
     write_record(path, record)
-    resume.unlink(missing_ok=True)
     return record
 
 

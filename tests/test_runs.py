@@ -140,8 +140,16 @@ def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> N
     checkpoint.unlink()
     assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == record  # the record suffices
     assert not checkpoint.exists()
-    runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
-    assert checkpoint.exists()
+    path = runs.run_path(_spec(), record["key"], "full")
+    evaluation = path.with_name(f"{record['key']}-on-something.json.gz")
+    evaluation.write_bytes(b"kept")
+    committed = path.read_bytes()
+    again = runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
+    assert checkpoint.exists() and again == record
+    # the committed record and its evaluations are never replaced; the retrained weights are found when asked for
+    assert path.read_bytes() == committed and evaluation.read_bytes() == b"kept"
+    assert runs.weights_of(record, retrained_ok=True) == checkpoint
+    assert runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True) == record
 
 
 def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None:

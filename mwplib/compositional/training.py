@@ -106,7 +106,9 @@ def scorer(method: str, dataset: str, validation: Sequence[Problem], test: Seque
             candidates = [mathen.normalized(p) for p in candidates]
         best = [float("-inf")] * len(candidates)
         for record in records:
-            model, max_len = load_checkpoint(runs.checkpoint_path(record["key"]))
+            path = runs.weights_of(record, retrained_ok=True)
+            assert path is not None, "train_method(need_weights=True) leaves each member's weights here"
+            model, max_len = load_checkpoint(path)
             scores = confidence(model, candidates, beam=profile.beam_size, max_len=max_len)
             best = [max(a, b) for a, b in zip(best, scores)]
         return best
