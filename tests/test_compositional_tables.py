@@ -67,3 +67,25 @@ def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
     main(["--profile", "quick", "--plan"])
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("table2", "ladder"))]
     assert len(lines) == 9 and all(line.endswith("recorded") for line in lines)
+
+
+@pytest.mark.slow
+def test_the_full_grid_runs_end_to_end_at_smoke_size():
+    """`full`'s plan (every method incl. MathEN's three members, both pools, both SD sets, +DA for MathEN and GTS,
+    the ablations, the ladder) on smoke's few problems and one epoch: every cell of Tables II–IV gets a run."""
+    from dataclasses import replace
+
+    from mwplib.profiles import PROFILES
+
+    profile = replace(get_profile("smoke"), compositional=replace(PROFILES["full"].compositional, da_iterations=1))
+    runs, da = experiments.method_runs(profile), experiments.da_runs(profile)
+    assert len(runs) == 4 * 6  # LSTM, Transformer, MathEN, GTS × MAWPS / Math23K I.I.D. / ComDiv, SD zh / en
+    assert {v for _, _, v in da} == set(experiments.ABLATIONS)
+    assert all(len(members) == 3 for (method, _), members in runs.items() if method == "MathEN")
+    table4 = experiments.table4(da, profile)
+    assert len(table4) == 2 * 4 and set(table4["method"]) == {"MathEN"}
+    ladder = experiments.ladder_table(experiments.ladder_runs(profile))
+    assert len(ladder) == 2 * (2 + len(profile.compositional.ladder))
+    claims = findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da), table4,
+                                    ladder)
+    assert claims["finding"].nunique() == 7  # every claim of the paper that findings.compositional checks
