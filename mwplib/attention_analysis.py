@@ -152,11 +152,12 @@ def explain(solver: Solver, text: str) -> dict[str, Any]:
 def train_on_all_asdiv(embedding: str, profile: str, seed: int = 0) -> tuple[dict[str, Any], Solver]:
     """§4.3: the constrained model trained on all of ASDiv-A (the union of SVAMP's five ASDiv-A test folds),
     tested on the paper's example problems; a cached run of `mwplib.runs`. Returns the run record and a
-    `Solver` loaded from its checkpoint (with the profile's beam width)."""
+    `Solver` loaded from its checkpoint (retrained here when the weights are not: the recorded run stays), with
+    the profile's beam width."""
     problems = [p for split in load_cv("asdiv-a") for p in split.test]
     spec = runs.spec_for("constrained", embedding, "asdiv-a-all", "cv_asdiv-a/all", 0, profile, seed)
     record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False, need_weights=True)
-    return record, Solver.load(runs.weights_of(record), beam=get_profile(profile).beam_size)
+    return record, Solver.load(runs.weights_of(record, retrained_ok=True), beam=get_profile(profile).beam_size)
 
 
 def run_max_weights(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], np.ndarray]:

@@ -186,6 +186,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     resume = resume_path(key)
     if force:
         resume.unlink(missing_ok=True)
+        retrained_path(key).unlink(missing_ok=True)
     result = train_model(model, train, test, spec.config, epochs=spec.epochs, seed=spec.seed, beam=spec.beam,
                          val_fraction=spec.val_fraction, validation=validation, patience=spec.patience,
                          progress=progress, resume=resume,

@@ -65,8 +65,10 @@ def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
     from mwplib.compositional.__main__ import main
 
     main(["--profile", "quick", "--plan"])
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("table2", "ladder"))]
+    out = capsys.readouterr().out.splitlines()
+    lines = [line for line in out if line.startswith(("table2", "ladder"))]
     assert len(lines) == 9 and all(line.endswith("recorded") for line in lines)
+    assert sorted(line.split()[2] for line in out if line.startswith("+DA")) == ["mawps-comdiv", "sd-zh"]
 
 
 @pytest.mark.slow

@@ -143,13 +143,16 @@ def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> N
     path = runs.run_path(_spec(), record["key"], "full")
     evaluation = path.with_name(f"{record['key']}-on-something.json.gz")
     evaluation.write_bytes(b"kept")
+    # as if the run had been trained elsewhere: its recorded weights are not the ones a retraining here gives
+    elsewhere = {**record, "weights": "0" * 16}
+    write_record(path, elsewhere)
     committed = path.read_bytes()
     again = runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
-    assert checkpoint.exists() and again == record
+    assert checkpoint.exists() and again == elsewhere
     # the committed record and its evaluations are never replaced; the retrained weights are found when asked for
     assert path.read_bytes() == committed and evaluation.read_bytes() == b"kept"
-    assert runs.weights_of(record, retrained_ok=True) == checkpoint
-    assert runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True) == record
+    assert runs.weights_of(elsewhere) is None and runs.weights_of(elsewhere, retrained_ok=True) == checkpoint
+    assert runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True) == elsewhere
 
 
 def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None:

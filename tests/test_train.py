@@ -135,12 +135,21 @@ def test_patience_stops_once_validation_stops_improving() -> None:
     assert len(_train(0, epochs=4).history) == 4  # no patience: every epoch
 
 
-def test_a_given_validation_set_replaces_the_carved_part() -> None:
+def test_a_given_validation_set_replaces_the_carved_part(monkeypatch) -> None:
+    import mwplib.train as train_module
+    from mwplib.runs import data_checksum
+
     problems = toy_problems(12)
     config = fast_config("gts")
-    given = problems[9:]  # three problems: accuracies in thirds
-    result = train_model(build_model("gts", config, problems, 0), problems[:9], problems[:6], config, epochs=2,
-                         seed=0, beam=2, validation=given, progress=False)
-    assert all(round(h["val_accuracy"] * 3, 6) == round(h["val_accuracy"] * 3) for h in result.history)
-    from mwplib.runs import data_checksum
+    given = problems[9:]
+    prepared: list[tuple[str, bool]] = []
+    model = build_model("gts", config, problems, 0)
+    original = model.prepare
+    monkeypatch.setattr(model, "prepare", lambda p, *a, target=True, **k: prepared.append((p.id, target))
+                        or original(p, *a, target=target, **k))
+    monkeypatch.setattr(train_module, "split_validation", lambda *a: pytest.fail("carved a validation part"))
+    train_model(model, problems[:9], problems[:6], config, epochs=1, seed=0, beam=2, validation=given,
+                progress=False)
+    assert {i for i, target in prepared if target} == {p.id for p in problems[:9]}  # all of train fits
+    assert {p.id for p in given} <= {i for i, target in prepared if not target}
     assert data_checksum(problems[:9], problems[:6], given) != data_checksum(problems[:9], problems[:6])

@@ -4,8 +4,10 @@
     python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)
     python -m mwplib.compositional --profile full --methods MathEN --pools math23k --parts table2
 
-Several such processes with different ``--methods`` / ``--pools`` may share a machine: records are written
-atomically, and each process skips what is recorded when it reaches it.
+Several such processes with different ``--methods`` may share a machine: records are written atomically, and
+each process skips what is recorded when it reaches it. Give two processes disjoint methods (not only disjoint
+pools: both would train the SD runs at once). The ablations and the ladder belong to the plan's first +DA method
+(MathEN under `full`) and run only in the process that trains it.
 """
 from __future__ import annotations
 
@@ -31,8 +33,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     plan = profile.compositional
-    narrowed = replace(plan, methods=tuple(args.methods or plan.methods),
-                       da_methods=tuple(m for m in plan.da_methods if not args.methods or m in args.methods),
+    da_methods = tuple(m for m in plan.da_methods if not args.methods or m in args.methods)
+    first = bool(plan.da_methods) and da_methods[:1] == plan.da_methods[:1]  # the one the ablations and ladder use
+    narrowed = replace(plan, methods=tuple(args.methods or plan.methods), da_methods=da_methods,
+                       ablation=plan.ablation and first, ladder=plan.ladder if first else (),
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
     train = not args.plan
@@ -41,10 +45,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         for dataset in experiments.datasets_for(profile):
             for method in narrowed.methods:
                 print(f"table2 {method:12} {dataset:16} {'recorded' if (method, dataset) in done else 'missing'}")
-    if "da" in args.parts and train:
-        for key in experiments.da_runs(profile, args.seed):
-            print("+DA recorded:", *key)
-    if "ladder" in args.parts and narrowed.da_methods:
+    if "da" in args.parts:
+        for method, dataset, variant in experiments.da_runs(profile, args.seed, train_missing=train):
+            print(f"+DA    {method:12} {dataset:16} {variant} recorded")
+    if "ladder" in args.parts and first:
         done = experiments.ladder_runs(profile, args.seed, train_missing=train)
         for pool in narrowed.pools:
             for name in ("iid", "comdiv", *narrowed.ladder):

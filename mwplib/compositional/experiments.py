@@ -80,11 +80,11 @@ def _limited(split: Split, profile: Profile) -> tuple[list[Problem], list[Proble
         :profile.test_limit or None]
 
 
-def datasets_for(profile: Profile) -> dict[str, Split]:
+def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     """Every dataset Table II trains on under `profile`, by run dataset name."""
     plan = profile.compositional
-    out = {f"{pool}-{name}": datasets.as_split(pool, name) for pool in plan.pools for name in ("iid", "comdiv")}
-    out.update({f"sd-{language}": sd_split(language) for language in plan.sd})
+    out = {f"{pool}-{name}": datasets.as_split(pool, name, seed) for pool in plan.pools for name in ("iid", "comdiv")}
+    out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd})
     return out
 
 
@@ -179,7 +179,7 @@ def method_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     """(method, dataset) → its member runs, for every Table II cell the profile trains (missing ones left out
     when not `train_missing`)."""
     out = {}
-    for dataset, split in datasets_for(profile).items():
+    for dataset, split in datasets_for(profile, seed).items():
         train, validation, test = _limited(split, profile)
         for method in profile.compositional.methods:
             records = training.train_method(method, dataset, train, validation, test, profile, seed,
@@ -194,7 +194,7 @@ def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     """(method, dataset, variant) → the member runs after each +DA round (round 0 = without DA). Variants: "+DA"
     on every dataset, the ablations (Table IV) on the ComDiv splits when the profile has them."""
     plan, out = profile.compositional, {}
-    for dataset, split in datasets_for(profile).items():
+    for dataset, split in datasets_for(profile, seed).items():
         if dataset.endswith("iid") and not plan.da_on_iid:
             continue
         train, validation, test = _limited(split, profile)
@@ -366,7 +366,7 @@ def augmentation_sample(profile: Profile, da: dict, n: int = 6, seed: int = 0) -
     if dataset is None:
         return pd.DataFrame()
     method = next(m for (m, d, v) in da if d == dataset and v == "+DA")
-    train, validation, test = _limited(datasets_for(profile)[dataset], profile)
+    train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
     record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False)
     kept = record["kept"][:n]
     return pd.DataFrame([{"operation": row["meta"].get("operation"), "text": f"{row['body']} {row['question']}".strip(),
