@@ -47,6 +47,7 @@ class Solution:
     logprob: float
     attention: list[list[float]] | None  # Constrained model: one row over `words` per output token
     tokens: tuple[str, ...] = ()  # `words` with slot numbers as number0…: what the Constrained model reads
+    warnings: tuple[str, ...] = ()  # what the solver did not understand (no numbers, numbers it cannot use, …)
 
 
 class Solver:
@@ -62,10 +63,23 @@ class Solver:
 
     def solve(self, text: str, numbers: tuple[str, ...] | None = None) -> Solution:
         """Predict the equation of `text`; its numbers are found automatically unless given, after number words
-        become digits ("seven" → 7), as SVAMP's training CSVs write them."""
+        become digits ("seven" → 7), as SVAMP's training CSVs write them. Raises TypeError when `text` is not a
+        string and ValueError when it has no words; an answer the model cannot ground (no numbers in the text,
+        more numbers than it has slots, number words it does not convert) comes with `warnings` saying so."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        if not text.strip():
+            raise ValueError("no text to solve")
+        warnings: list[str] = []
         if numbers is None:
-            text = words_to_numbers(text)[0]
+            text, unconverted = words_to_numbers(text)
             numbers = extract_numbers(text)
+            warnings += [f"number word not understood: {word!r}" for word in unconverted]
+        if not numbers:
+            warnings.append("the text has no numbers: any answer comes from the model's constants alone")
+        slots = self.model.out_vocab.max_slots
+        if len(numbers) > slots:
+            warnings.append(f"the text has {len(numbers)} numbers; the model can use the first {slots} only")
         encoded = encode_text(text, numbers)
         problem = Problem("input", text, "", "", None, numbers)
         example = self.model.prepare(problem, encoded, target=False)
@@ -75,8 +89,9 @@ class Solver:
             bindings = {f"N{i}": n for i, n in enumerate(numbers)}
             equation = expr.to_infix(expr.substitute(node, bindings))
             answer: float | None = float(expr.evaluate(node, bindings))
-        except expr.ExpressionError:
+        except (expr.ExpressionError, OverflowError) as error:
             equation, answer = " ".join(pred.prefix), None
+            warnings.append(f"the predicted expression cannot be evaluated: {error}")
         return Solution(encoded.words, numbers, pred.prefix, equation, answer, pred.logprob, pred.attention,
-                        encoded.indexed)
+                        encoded.indexed, tuple(warnings))
 

@@ -75,6 +75,23 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
     assert frame.loc[0, "devices"] == record["manifest"]["device"]
 
 
+def test_solver_refuses_bad_input_clearly_and_warns_what_it_ignored(isolated) -> None:
+    problems = toy_problems(12)
+    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    solver = Solver(*load_checkpoint(runs.checkpoint_path(record["key"])), beam=1)
+    for bad in (None, 3, b"Tom has 3 apples", ["Tom has 3 apples"]):
+        with pytest.raises(TypeError, match="text must be a str"):
+            solver.solve(bad)
+    for empty in ("", "   \n"):
+        with pytest.raises(ValueError, match="no text to solve"):
+            solver.solve(empty)
+    assert solver.solve("Tom has 3 apples and 4 pears. How many fruits?").warnings == ()
+    assert "no numbers" in solver.solve("How many apples are there?").warnings[0]
+    many = solver.solve("Numbers " + " ".join(str(n) for n in range(1, 30)) + ". Sum?")
+    assert any("can use the first" in w for w in many.warnings)
+    assert any("'half'" in w for w in solver.solve("Tom ate half of 8 apples. How many are left?").warnings)
+
+
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])
 def test_checkpoint_round_trip(isolated, name) -> None:
     problems = toy_problems(12)
