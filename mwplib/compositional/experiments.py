@@ -361,25 +361,34 @@ def ladder_table(ladder: dict, seed: int = 0) -> pd.DataFrame:
 
 
 def augmentation_sample(profile: Profile, da: dict, n: int = 6, seed: int = 0) -> pd.DataFrame:
-    """A few problems the ranker kept in the first +DA round, with their parents' texts (as the paper's Fig. 6)."""
+    """A few problems the ranker kept in the first +DA round, half made by each operation (as the paper's Fig. 6)."""
     dataset = next((d for (m, d, v) in da if v == "+DA"), None)
     if dataset is None:
         return pd.DataFrame()
     method = next(m for (m, d, v) in da if d == dataset and v == "+DA")
     train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
     record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False)
-    kept = record["kept"][:n]
+    kept = [row for operation in (1, 2)
+            for row in [r for r in record["kept"] if r["meta"].get("operation") == operation][:n // 2]]
     return pd.DataFrame([{"operation": row["meta"].get("operation"), "text": f"{row['body']} {row['question']}".strip(),
                           "expression": " ".join(row["prefix"]), "answer": row["answer"]} for row in kept])
 
 
-def generation_timing(seed: int = 0) -> dict[str, float]:
-    """Seconds for one round of candidate generation over MAWPS ComDiv's training set (no training)."""
-    split = datasets.as_split("mawps", "comdiv", seed)
-    started = time.perf_counter()
-    made = generate(list(split.train), seed=seed)
-    return {"one +DA generation round, MAWPS ComDiv (s)": round(time.perf_counter() - started, 1),
-            "candidates": len(made.problems)}
+def augmentation_rounds(profile: Profile, da: dict, seed: int = 0) -> pd.DataFrame:
+    """Each +DA round as recorded: candidates by operation, kept, and the seconds generation and ranking took
+    (ranking: decoding every candidate with the round's solver; training is not counted)."""
+    rows = []
+    for method, dataset, variant in da:
+        train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
+        options = ABLATIONS[variant]
+        record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False,
+                                    **options)
+        for i, round_ in enumerate(record["rounds"], start=1):
+            rows.append({"method": method, "dataset": dataset, "variant": variant, "round": i,
+                         **{f"operation {op}": n for op, n in round_["candidates"].items()},
+                         "kept": round_["kept"], "seconds generating": round(round_["seconds_generating"], 1),
+                         "seconds ranking": round(round_["seconds_ranking"], 1)})
+    return pd.DataFrame(rows)
 
 
 def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, findings: pd.DataFrame) -> dict[str, float]:
