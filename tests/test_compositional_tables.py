@@ -91,3 +91,13 @@ def test_the_full_grid_runs_end_to_end_at_smoke_size():
     claims = findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da), table4,
                                     ladder)
     assert claims["finding"].nunique() == 7  # every claim of the paper that findings.compositional checks
+
+
+def test_the_quick_ablation_probe_is_recorded_and_printed(capsys):
+    """Table IV's ablations under quick settings (a probe beside the default grid: `--ablation`) are committed."""
+    from mwplib.compositional.__main__ import main
+
+    main(["--profile", "quick", "--plan", "--parts", "da", "--ablation"])
+    out = capsys.readouterr().out
+    assert all(f"mawps-comdiv     {v} recorded" in out for v in experiments.ABLATIONS)
+    assert "− DataRanker" in out.split("+DA    GTS          sd-zh")[-1]  # Table IV printed after the cells

@@ -30,13 +30,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sd", nargs="+", help="only these SD sets (zh, en)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
+    parser.add_argument("--ablation", action="store_true",
+                        help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     plan = profile.compositional
     da_methods = tuple(m for m in plan.da_methods if not args.methods or m in args.methods)
     first = bool(plan.da_methods) and da_methods[:1] == plan.da_methods[:1]  # the one the ablations and ladder use
     narrowed = replace(plan, methods=tuple(args.methods or plan.methods), da_methods=da_methods,
-                       ablation=plan.ablation and first, ladder=plan.ladder if first else (),
+                       ablation=(plan.ablation or args.ablation) and first, ladder=plan.ladder if first else (),
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
     train = not args.plan
@@ -46,8 +48,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             for method in narrowed.methods:
                 print(f"table2 {method:12} {dataset:16} {'recorded' if (method, dataset) in done else 'missing'}")
     if "da" in args.parts:
-        for method, dataset, variant in experiments.da_runs(profile, args.seed, train_missing=train):
+        da = experiments.da_runs(profile, args.seed, train_missing=train)
+        for method, dataset, variant in da:
             print(f"+DA    {method:12} {dataset:16} {variant} recorded")
+        if narrowed.ablation:
+            print(experiments.table4(da, profile).to_string(index=False))
     if "ladder" in args.parts and first:
         done = experiments.ladder_runs(profile, args.seed, train_missing=train)
         for pool in narrowed.pools:
