@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--methods", nargs="+", help="only these methods of the profile's plan (Table II names)")
     parser.add_argument("--pools", nargs="+", help="only these DBCA pools (mawps, math23k)")
-    parser.add_argument("--sd", nargs="+", help="only these SD sets (zh, en)")
+    parser.add_argument("--sd", nargs="*", help="only these SD sets (zh, en; none: `--sd` alone)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
     parser.add_argument("--ablation", action="store_true",
