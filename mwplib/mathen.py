@@ -18,6 +18,7 @@ from functools import reduce
 from typing import Any, Mapping, Sequence
 
 from . import expr
+from .data.gold import bindings
 from .problem import Problem
 
 #: The members MathEN combines (names in `mwplib.models.MODELS`).
@@ -72,10 +73,10 @@ def normalized(problem: Problem) -> Problem:
     the normalised one would take another value."""
     if not problem.prefix:
         return problem
-    bindings = {f"N{i}": number for i, number in enumerate(problem.numbers)}
+    slots = bindings(problem.numbers)
     try:
         prefix = normalize_prefix(problem.prefix)
-        before, after = (expr.evaluate(expr.parse_prefix(list(p)), bindings) for p in (problem.prefix, prefix))
+        before, after = (expr.evaluate(expr.parse_prefix(list(p)), slots) for p in (problem.prefix, prefix))
     except (expr.ExpressionError, OverflowError) as error:
         raise ValueError(f"{problem.source}: cannot normalise {' '.join(problem.prefix)!r}: {error}") from None
     if before != after:

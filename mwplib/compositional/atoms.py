@@ -11,12 +11,12 @@ Chinese text (Math23K) is cut into words by jieba, English by :func:`mwplib.text
 """
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
 from ..expr import ExpressionError, Node, is_slot, parse_prefix, slot_index
+from ..nlp import jieba
 from ..numbers import find_numbers
 from ..problem import Problem
 from ..text import tokenize
@@ -37,10 +37,7 @@ class Structure:
 
 def _words(text: str) -> list[str]:
     if is_chinese(text):
-        import jieba
-
-        jieba.setLogLevel(logging.WARNING)
-        return [w for w in jieba.lcut(text) if w.strip()]
+        return [w for w in jieba().lcut(text) if w.strip()]
     return tokenize(text)
 
 

@@ -13,9 +13,9 @@ win by length alone; it is 0 exactly when the problems share no constituent (the
 """
 from __future__ import annotations
 
-import logging
 from typing import Iterable
 
+from ..nlp import jieba, spacy_pipeline
 from ..problem import Problem
 from .sentences import is_chinese
 
@@ -24,11 +24,7 @@ CHINESE_FLAGS = ("n", "v", "q")
 
 
 def _chinese(text: str) -> frozenset[str]:
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(logging.WARNING)
-    words = [(pair.word, pair.flag) for pair in jieba.posseg.cut(text)]
+    words = [(pair.word, pair.flag) for pair in jieba().posseg.cut(text)]
     kept = {word for word, flag in words if flag.startswith(CHINESE_FLAGS)}
     kept |= {word for (before, _), (word, flag) in zip(words, words[1:]) if before.isdigit() and flag != "x"}
     return frozenset(kept)
@@ -41,8 +37,6 @@ def constituent_sets(problems: Iterable[Problem]) -> dict[str, frozenset[str]]:
     out = {pid: _chinese(text) for pid, text in texts.items() if is_chinese(text)}
     english = [pid for pid in texts if pid not in out]
     if english:
-        from ..nlp import spacy_pipeline
-
         docs = spacy_pipeline(("ner", "parser")).pipe((texts[pid] for pid in english), batch_size=256)
         for pid, doc in zip(english, docs):
             out[pid] = frozenset(token.lemma_.lower() for token in doc if token.pos_ in ENGLISH_POS)

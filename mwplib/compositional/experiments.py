@@ -9,20 +9,19 @@ where the profile trains none.
 from __future__ import annotations
 
 import functools
-import re
 import statistics
 import time
 from typing import Any, Sequence
 
 import pandas as pd
 
+from .. import findings, report
 from ..analysis import percent
 from ..problem import Problem, Split
 from ..profiles import Profile
 from ..text import tokenize
 from ..train import split_validation
 from . import atoms, datasets, splits, synthesis, training
-from .augment import generate
 from .sentences import is_chinese
 
 #: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
@@ -360,52 +359,44 @@ def ladder_table(ladder: dict, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["dataset", "DBCA^c"], ignore_index=True) if rows else pd.DataFrame()
 
 
-def augmentation_sample(profile: Profile, da: dict, n: int = 6, seed: int = 0) -> pd.DataFrame:
-    """A few problems the ranker kept in the first +DA round, half made by each operation (as the paper's Fig. 6)."""
-    dataset = next((d for (m, d, v) in da if v == "+DA"), None)
-    if dataset is None:
+def augmentation_records(profile: Profile, da: dict, seed: int = 0) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """(method, dataset, variant) → the committed augmentation record behind each +DA chain of `da`."""
+    out = {}
+    for method, dataset, variant in da:
+        train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
+        out[(method, dataset, variant)] = training.augmented(method, dataset, train, validation, test, profile, seed,
+                                                             train_missing=False, **ABLATIONS[variant])
+    return out
+
+
+def augmentation_sample(records: dict[tuple[str, str, str], dict[str, Any]], n: int = 6) -> pd.DataFrame:
+    """A few problems the ranker kept in the first +DA chain's first round, half made by each operation (as the
+    paper's Fig. 6)."""
+    record = next((r for (_, _, variant), r in records.items() if variant == "+DA"), None)
+    if record is None:
         return pd.DataFrame()
-    method = next(m for (m, d, v) in da if d == dataset and v == "+DA")
-    train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
-    record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False)
     kept = [row for operation in (1, 2)
             for row in [r for r in record["kept"] if r["meta"].get("operation") == operation][:n // 2]]
     return pd.DataFrame([{"operation": row["meta"].get("operation"), "text": f"{row['body']} {row['question']}".strip(),
                           "expression": " ".join(row["prefix"]), "answer": row["answer"]} for row in kept])
 
 
-def augmentation_rounds(profile: Profile, da: dict, seed: int = 0) -> pd.DataFrame:
+def augmentation_rounds(records: dict[tuple[str, str, str], dict[str, Any]]) -> pd.DataFrame:
     """Each +DA round as recorded: candidates by operation, kept, and the seconds generation and ranking took
     (ranking: decoding every candidate with the round's solver; training is not counted)."""
-    rows = []
-    for method, dataset, variant in da:
-        train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
-        options = ABLATIONS[variant]
-        record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False,
-                                    **options)
-        for i, round_ in enumerate(record["rounds"], start=1):
-            rows.append({"method": method, "dataset": dataset, "variant": variant, "round": i,
-                         **{f"operation {op}": n for op, n in round_["candidates"].items()},
-                         "kept": round_["kept"], "seconds generating": round(round_["seconds_generating"], 1),
-                         "seconds ranking": round(round_["seconds_ranking"], 1)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"method": method, "dataset": dataset, "variant": variant, "round": i,
+                          **{f"operation {op}": n for op, n in round_["candidates"].items()},
+                          "kept": round_["kept"], "seconds generating": round(round_["seconds_generating"], 1),
+                          "seconds ranking": round(round_["seconds_ranking"], 1)}
+                         for (method, dataset, variant), record in records.items()
+                         for i, round_ in enumerate(record["rounds"], start=1)])
 
 
-def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, findings: pd.DataFrame) -> dict[str, float]:
+def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, claims: pd.DataFrame) -> dict[str, float]:
     """The numbers notebook 06 records (read back by its test)."""
-    out: dict[str, float] = {}
-    for _, row in table1_.iterrows():
-        out[_name("t1", row["dataset"], row["split"], row["statistic"])] = round(float(row["ours"]), 4)
-    for _, row in table2_.iterrows():
-        if pd.notna(row["ours"]):
-            out[_name("t2", row["method"], row["dataset"], row["split"], row["run dataset"])] = round(float(row["ours"]), 4)
-    out["findings_held"] = int((findings["holds"] == "yes").sum())
-    out["findings_not_held"] = int((findings["holds"] == "no").sum())
-    return out
-
-
-def _name(*parts: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "_", "_".join(str(p) for p in parts).lower()).strip("_")
+    return {**report.headline(table1_, ["dataset", "split", "statistic"], "t1"),
+            **report.headline(table2_, ["method", "dataset", "split", "run dataset"], "t2"),
+            **findings.counts(claims)}
 
 
 # ---------------------------------------------------------------- lesson and figures

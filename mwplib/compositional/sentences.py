@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from ..data.gold import text_numbers
+from ..data.gold import bindings, text_numbers
 from ..expr import ExpressionError, evaluate, is_slot, parse_prefix, slot_index
 from ..problem import Problem
 
@@ -94,7 +94,7 @@ def value(prefix: Sequence[str], numbers: Sequence[str]) -> Fraction:
     if bad:
         raise CompositionError(f"{' '.join(prefix)} uses N{bad[0]}, but the text has {len(numbers)} numbers")
     try:
-        return evaluate(parse_prefix(list(prefix)), {f"N{i}": n for i, n in enumerate(numbers)})
+        return evaluate(parse_prefix(list(prefix)), bindings(numbers))
     except (ExpressionError, ZeroDivisionError, OverflowError) as error:
         raise CompositionError(f"{' '.join(prefix)} over {list(numbers)}: {error}") from None
 
