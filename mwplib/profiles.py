@@ -1,8 +1,10 @@
 """The three run profiles, interpreted here and nowhere else.
 
 `smoke` proves the code runs (tests, seconds per notebook); `quick` gives meaningful numbers on a laptop
-CPU; `full` is the papers' setting (5 folds, paper epochs). Notebooks take `PROFILE` as a parameter and
-call :func:`get_profile`; library code reads the fields, never the name.
+CPU in about an hour from nothing: it trains only the runs of :data:`QUICK_RUNS`, each the smallest that still
+shows a claim (docs/quick-profile.md says why each); `full` is the papers' setting (5 folds, paper epochs, every
+cell). Notebooks take `PROFILE` as a parameter and call :func:`get_profile`; library code reads the fields, never
+the name.
 """
 from __future__ import annotations
 
@@ -28,6 +30,39 @@ class CompositionalPlan:
 
 
 @dataclass(frozen=True)
+class PlannedRun:
+    """One cell of a notebook grid (notebooks 01–04) that a profile with a plan trains, with its own epochs and
+    patience, and the claim it is there to show."""
+
+    model: str
+    embedding: str
+    dataset: str  # the name runs are recorded under (`runs.dataset_splits`)
+    epochs: int
+    patience: int = 0  # 0: every epoch (the constrained model's validation jumps too much to stop on)
+    shows: str = ""
+
+
+#: `quick`'s runs (fold 0, beam 3; docs/quick-profile.md §4 measures each choice). Notebooks 01, 02 and 04 share
+#: the MAWPS and ASDiv-A runs; the last row trains only with notebook 04's ``SVAMP_CV=True``.
+QUICK_RUNS: tuple[PlannedRun, ...] = (
+    PlannedRun("seq2seq", "scratch", "asdiv-a", 10, 5, "baseline of 'GTS/Graph2Tree beat Seq2Seq'; beats majority"),
+    PlannedRun("seq2seq", "scratch", "mawps", 10, 5, "beats the majority template"),
+    PlannedRun("transformer", "scratch", "asdiv-a", 10, 5, "S side of 'R beats S'"),
+    PlannedRun("transformer", "scratch", "mawps", 10, 5, "S side of 'R beats S'"),
+    PlannedRun("gts", "scratch", "asdiv-a", 12, 5, "GTS beats Seq2Seq"),
+    PlannedRun("graph2tree", "scratch", "asdiv-a", 10, 5, "Graph2Tree beats Seq2Seq"),
+    PlannedRun("transformer", "minilm", "asdiv-a", 10, 5, "R beats S; Table 3's R rows (02)"),
+    PlannedRun("transformer", "minilm", "mawps", 8, 5, "R beats S; over half solved without the question (02)"),
+    PlannedRun("constrained", "scratch", "mawps", 30, 0, "an order-blind model solves over half of MAWPS (03)"),
+    PlannedRun("constrained", "scratch", "asdiv-a", 15, 0, "Table 5 (03)"),
+    PlannedRun("constrained", "scratch", "mawps-asdiv-a_svamp", 15, 0, "far fewer SVAMP problems; beats majority"),
+    PlannedRun("constrained", "minilm", "asdiv-a-all", 12, 0, "Tables 6/26's attention examples (03)"),
+    PlannedRun("seq2seq", "scratch", "mawps-asdiv-a_svamp", 10, 5, "Tables 11, 13–15 (04)"),
+    PlannedRun("seq2seq", "scratch", "cv_svamp_augmented", 10, 5, "SVAMP 5-fold's fold 0 (04, SVAMP_CV=True)"),
+)
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     folds: tuple[int, ...]  # which cross-validation folds to run
@@ -38,6 +73,17 @@ class Profile:
     beam_size: int  # beam width for tree/sequence decoding
     overlap_limit: int | None  # problems per subset in overlap statistics (None = all)
     compositional: CompositionalPlan = field(default_factory=CompositionalPlan)
+    planned: tuple[PlannedRun, ...] | None = None  # notebooks 01–04 train only these (None: every cell, at
+    # `epochs()`)
+
+    def planned_run(self, model: str, embedding: str, dataset: str) -> PlannedRun | None:
+        """The plan's run for this cell, or None (also when the profile has no plan)."""
+        return next((p for p in self.planned or () if (p.model, p.embedding, p.dataset) == (model, embedding,
+                                                                                             dataset)), None)
+
+    def in_plan(self, model: str, embedding: str, dataset: str) -> bool:
+        """Whether a notebook grid trains this cell under the profile (every cell when it has no plan)."""
+        return self.planned is None or self.planned_run(model, embedding, dataset) is not None
 
     def epochs(self, paper_epochs: int) -> int:
         """Epochs to train a model whose paper setting is `paper_epochs`."""
@@ -49,7 +95,7 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", folds=(0,), epoch_scale=0.0, max_epochs=1, train_limit=64, test_limit=32,
                      beam_size=1, overlap_limit=120),
     "quick": Profile("quick", folds=(0,), epoch_scale=0.25, max_epochs=20, train_limit=None, test_limit=None,
-                     beam_size=3, overlap_limit=None,
+                     beam_size=3, overlap_limit=None, planned=QUICK_RUNS,
                      compositional=CompositionalPlan(methods=("GTS", "LSTM"), da_iterations=1, da_on_iid=False,
                                                      ladder=("max",), max_epochs=10, patience=2)),
     "full": Profile("full", folds=(0, 1, 2, 3, 4), epoch_scale=1.0, max_epochs=None, train_limit=None,

@@ -86,13 +86,15 @@ def _with_fields(config: ModelConfig, overrides: dict[str, Any]) -> ModelConfig:
 
 def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: str | Profile,
              seed: int = 0, val_fraction: float = RunSpec.val_fraction, **config_overrides: Any) -> RunSpec:
-    """The paper's config of `model` × `embedding`, with epochs and beam width from `profile`."""
+    """The paper's config of `model` × `embedding`, with beam width from `profile` and epochs and patience from its
+    plan's run for the cell, else its scaling of the paper's epochs."""
     prof = get_profile(profile)
     config = paper_config(model, embedding)
     if config_overrides:
         config = _with_fields(config, config_overrides)
-    return RunSpec(model, config, dataset, split, fold, seed, prof.epochs(config.epochs), prof.beam_size,
-                   val_fraction)
+    planned = prof.planned_run(model, embedding, dataset)
+    epochs, patience = (planned.epochs, planned.patience) if planned else (prof.epochs(config.epochs), 0)
+    return RunSpec(model, config, dataset, split, fold, seed, epochs, prof.beam_size, val_fraction, patience)
 
 
 def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
@@ -218,11 +220,13 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
 def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], prof: Profile,
           seed: int, config_overrides: dict[str, Any] | None, folds: Sequence[int] | None = None,
           val_fraction: float = RunSpec.val_fraction) -> Iterator[tuple[RunSpec, Split]]:
-    """Each run of a grid with its split; a dataset given as one split runs once, whatever the folds.
-    `folds` keeps only those of the profile's folds (to share a grid between machines)."""
+    """Each run of a grid with its split that the profile's plan holds; a dataset given as one split runs once,
+    whatever the folds. `folds` keeps only those of the profile's folds (to share a grid between machines)."""
     for model in models:
         for embedding in embeddings:
             for dataset, splits in datasets.items():
+                if not prof.in_plan(model, embedding, dataset):
+                    continue
                 for fold in [f for f in prof.folds if f < len(splits) and (folds is None or f in folds)]:
                     split = splits[fold]
                     yield spec_for(model, embedding, dataset, split.name, fold, prof, seed, val_fraction,
@@ -453,13 +457,15 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
     MiniLM's own encoder learning rate) of the same model, embedding, dataset and fold. Compare them
     on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
-    pass for the paper's setting (notebook 01_baselines)."""
+    pass for the paper's setting (notebook 01_baselines). A default-config run whose epochs or patience are not
+    the profile's plan (`quick` before its plan) is listed too, beside the plan's run of its cell."""
     def scores(rec: dict[str, Any]) -> tuple[float, float]:
         return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
 
+    prof = get_profile(profile)
     records = [read_record(path) for dataset in datasets
                for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}"))]
-    rows, default_runs = [], {}
+    rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]
         default = {**asdict(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
@@ -467,13 +473,21 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
                    if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
         if changed:
-            rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec)))
-        else:
-            default_runs[where] = scores(rec)
+            rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec),
+                         (*where, spec.get("patience", 0))))
+            continue
+        default_runs[(*where, spec.get("patience", 0))] = scores(rec)
+        planned = spec_for(spec["model"], config["embedding"], spec["dataset"], "", spec["fold"], prof)
+        in_plan = prof.in_plan(spec["model"], config["embedding"], spec["dataset"])
+        if prof.planned is not None and (not in_plan or (spec["epochs"], spec.get("patience", 0)) != (planned.epochs, planned.patience)):
+            what = (f"epochs={spec['epochs']}, patience={spec.get('patience', 0)} (the plan's: {planned.epochs}, "
+                    f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {prof.name}'s plan "
+                                                           "does not train)")
+            rows.append((where, what, scores(rec), (*where[:4], planned.epochs, planned.patience)))
     columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
                "default config: test"]
-    return pd.DataFrame([(*where, changed, *score, *default_runs.get(where, (None, None)))
-                         for where, changed, score in rows], columns=columns)
+    return pd.DataFrame([(*where, changed, *score, *default_runs.get(beside, (None, None)))
+                         for where, changed, score, beside in rows], columns=columns)
 
 
 #: SVAMP Table 2 (5-fold CV accuracy, %) and Table 16 (Transformer): (model, "S"|"R", dataset) → paper value.
