@@ -7,5 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./run_all.sh --setup-only
+# The optional Ray extra, for the smoke test of `python -m mwplib.runs --backend ray` (not in the default install).
+stamp=.venv/.mwplib-ray
+want=$(sha256sum requirements-ray.txt | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
+  echo "$want" > "$stamp"
+fi
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 exec .venv/bin/python -m pytest "$@"

@@ -21,10 +21,10 @@ import pandas as pd
 from . import runs
 from .data import load_cv
 from .examples import EXAMPLES, PaperExample
-from .metrics import answer_correct
+from .problem import Problem
 from .profiles import get_profile
 from .report import paper_vs_ours, save_figure
-from .solver import Solution, Solver
+from .solver import Solution, Solver, solution_from
 from .text import encode_text
 
 Attention = Sequence[Sequence[float]]
@@ -70,20 +70,24 @@ def weight_summary(weights: np.ndarray, thresholds: Sequence[float] = (0.5, 0.9,
             **{f"share_ge_{t:g}": 100 * float(np.mean(weights >= t)) for t in thresholds}}
 
 
-def solve_examples(solver: Solver, examples: Sequence[PaperExample]) -> tuple[pd.DataFrame, dict[str, Solution]]:
-    """SVAMP Tables 6/26 with our model: per example the predicted equation, answer, correctness and the most
-    attended word, beside the paper's. `paper`/`ours` are 1 (correct) or 0; also returns each `Solution`
-    (for heatmaps)."""
+def recorded_examples(record: dict[str, Any], examples: Sequence[PaperExample]
+                      ) -> tuple[pd.DataFrame, dict[str, Solution]]:
+    """SVAMP Tables 6/26 from the run trained on all of ASDiv-A (:func:`all_asdiv_run`), whose test set is
+    the examples: per example the predicted equation, answer, correctness and the most attended word, beside
+    the paper's (`paper`/`ours` are 1 when correct); also each prediction as a `Solution` (for heatmaps). Read
+    from the record, so the table is the recorded run's, whatever weights this machine holds."""
     rows, solutions = [], {}
-    emb = runs.embedding_label(solver.model.config.embedding)
+    emb = runs.embedding_label(record["spec"]["config"]["embedding"])
+    predictions = {p["id"]: p for p in record["predictions"]}
     for example in examples:
         problem = example.problem()
-        solution = solver.solve(example.text, problem.numbers)
+        pred = predictions[problem.id]
+        solution = solution_from(pred["prefix"], pred["logprob"], pred.get("attention"), problem.numbers,
+                                 encode_text(problem.text, problem.numbers, problem.source))
         solutions[example.id] = solution
         word, weight = top_word(solution.tokens, solution.attention) if solution.attention else (None, float("nan"))
-        correct = answer_correct(solution.prefix, problem.numbers, problem.answer)
         rows.append({"id": example.id, "emb": emb, "text": example.text, "gold": example.gold,
-                     "paper": int(example.paper_correct), "ours": int(correct),
+                     "paper": int(example.paper_correct), "ours": int(pred["correct"]),
                      "paper equation": example.paper_prediction, "our equation": solution.equation,
                      "our answer": solution.answer, "paper top word": example.paper_top_word,
                      "our top word": word, "weight": weight,
@@ -94,7 +98,7 @@ def solve_examples(solver: Solver, examples: Sequence[PaperExample]) -> tuple[pd
 def pair_statistics(table: pd.DataFrame) -> dict[str, Any]:
     """Over the example pairs whose gold equation differs at the slot level (what the model must output):
     how often our top word is the same in both, and how often our predicted equation is (notebook 03).
-    `table` is the frame of :func:`solve_examples`."""
+    `table` is the frame of :func:`recorded_examples`."""
     by_id = table.set_index("id")
     pairs = [(i[:-1] + "a", i[:-1] + "b") for i in by_id.index if i.endswith("a")]
     differing = [(a, b) for a, b in pairs if by_id.loc[a, "gold slots"] != by_id.loc[b, "gold slots"]]
@@ -149,15 +153,29 @@ def explain(solver: Solver, text: str) -> dict[str, Any]:
             "figure": plot_attention(solution, text) if solution.attention else None}
 
 
-def train_on_all_asdiv(embedding: str, profile: str, seed: int = 0) -> tuple[dict[str, Any], Solver]:
-    """§4.3: the constrained model trained on all of ASDiv-A (the union of SVAMP's five ASDiv-A test folds),
-    tested on the paper's example problems; a cached run of `mwplib.runs`. Returns the run record and a
-    `Solver` loaded from its checkpoint (retrained here when the weights are not: the recorded run stays), with
-    the profile's beam width."""
+def _all_asdiv(embedding: str, profile: str, seed: int) -> tuple[runs.RunSpec, list[Problem], list[Problem]]:
+    """§4.3's run: the constrained model trained on all of ASDiv-A (the union of SVAMP's five ASDiv-A test
+    folds), tested on the paper's example problems."""
     problems = [p for split in load_cv("asdiv-a") for p in split.test]
     spec = runs.spec_for("constrained", embedding, "asdiv-a-all", "cv_asdiv-a/all", 0, profile, seed)
-    record = runs.run(spec, problems, [e.problem() for e in EXAMPLES], profile, progress=False, need_weights=True)
-    return record, Solver.load(runs.weights_of(record, retrained_ok=True), beam=get_profile(profile).beam_size)
+    return spec, problems, [e.problem() for e in EXAMPLES]
+
+
+def all_asdiv_run(embedding: str, profile: str, seed: int = 0, train_missing: bool = True) -> dict[str, Any] | None:
+    """The record of §4.3's run (trained when missing and `train_missing`; None when not recorded otherwise):
+    Tables 6/26 come from it (:func:`recorded_examples`)."""
+    spec, train, test = _all_asdiv(embedding, profile, seed)
+    if train_missing:
+        return runs.run(spec, train, test, profile, progress=False)
+    return runs.recorded(spec, train, test, profile)
+
+
+def all_asdiv_solver(embedding: str, profile: str, seed: int = 0) -> Solver:
+    """A `Solver` of §4.3's run for typing in problems, with the profile's beam width: its weights, retrained
+    here when this machine lacks them (the recorded run, and the tables from it, stay as they are)."""
+    spec, train, test = _all_asdiv(embedding, profile, seed)
+    record = runs.run(spec, train, test, profile, progress=False, need_weights=True)
+    return Solver.load(runs.weights_of(record, retrained_ok=True), beam=get_profile(profile).beam_size)
 
 
 def run_max_weights(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], np.ndarray]:

@@ -3,10 +3,13 @@
 The paper states each finding by comparing two of its numbers (§4.1, §4.2, §5.2). We make the same comparison
 on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
 beside ours. ``holds`` judges the sign only; the sizes stay in view, so the reader judges "barely" or "far".
-A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict.
+A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict; one
+against a fixed share whose accuracy lies within the 95 % interval of its test size says "within noise", and one
+on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown".
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +18,12 @@ import pandas as pd
 #: "A large fraction" (§1, of question-removed problems) and "the majority" (§1, §4.2, of the bag-of-words
 #: model's), read as over half, in %.
 MAJORITY = 50.0
+
+#: Fewest test problems a table cell needs to enter a finding: below it one problem moves the cell by over 5
+#: points (Table 15's "4 numbers" cell of one ASDiv-A fold holds 5).
+MIN_PROBLEMS = 20
+#: The normal quantile of a two-sided 95 % interval.
+Z95 = 1.96
 
 Cell = tuple[pd.DataFrame, Mapping[str, Any]] | float
 
@@ -44,6 +53,28 @@ def comparison(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
     return _row(finding, label, _value(a, "paper") - _value(b, "paper"), _value(a, "ours") - _value(b, "ours"))
 
 
+def _counted(row: dict[str, Any], *sides: Cell) -> dict[str, Any]:
+    """`row`, judged "not shown" instead when a side's ``n`` column (its test problems) is below
+    :data:`MIN_PROBLEMS`."""
+    n = min(_value(side, "n") for side in sides)
+    if row["holds"] != "no result" and n < MIN_PROBLEMS:
+        row["holds"] = f"not shown (n = {n:g} < {MIN_PROBLEMS})"
+    return row
+
+
+def _beyond_noise(row: dict[str, Any], side: Cell) -> dict[str, Any]:
+    """`row` (an accuracy minus a fixed share), judged "within noise" instead when ours lies inside the 95 %
+    binomial interval of an accuracy on the side's ``n`` test problems: one fold cannot tell it from the share."""
+    if isinstance(side, float) or "n" not in side[0].columns:
+        return row
+    accuracy, n = _value(side, "ours"), _value(side, "n")
+    if row["holds"] in ("yes", "no") and n > 0:
+        half_width = 100 * Z95 * math.sqrt(accuracy / 100 * (1 - accuracy / 100) / n)
+        if abs(row["ours"]) < half_width:
+            row["holds"] = f"within noise (±{half_width:.1f}, n = {n:g})"
+    return row
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["finding", "comparison", "paper", "ours", "holds"])
 
@@ -66,9 +97,10 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
     """Notebook 02: over half the problems are solved without their question (Table 3), and "the bulk of their
     success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones.
     `table4` has an ``n`` column (our Easy and Hard sizes); the paper's Easy share takes its size from Table 3."""
-    rows = [comparison("over half the problems are solved without their question (Table 3)",
-                       f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %", (table3, k),
-                       MAJORITY) for k in _distinct(table3, ["model", "emb", "dataset"])]
+    rows = [_beyond_noise(comparison("over half the problems are solved without their question (Table 3)",
+                                     f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %",
+                                     (table3, k), MAJORITY), (table3, k))
+            for k in _distinct(table3, ["model", "emb", "dataset"])]
     for k in _distinct(table4, ["model", "emb", "dataset"]):
         n_easy, n_hard = cell(table4, "n", **k, part="Easy"), cell(table4, "n", **k, part="Hard")
         without = {"paper": cell(table3, "paper", **k),  # ours: the Easy part's size, from the same folds
@@ -108,8 +140,8 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for k in _distinct(table12[table12["emb"] != ""], ["model", "emb"]):
         mawps = (table5, {**k, "dataset": "mawps"})
-        rows += [comparison("an order-blind model solves over half of MAWPS (Table 5)",
-                            f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY),
+        rows += [_beyond_noise(comparison("an order-blind model solves over half of MAWPS (Table 5)",
+                                          f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY), mawps),
                  comparison("it solves far fewer SVAMP problems (Tables 5, 12)", f"{k['emb']}: MAWPS − SVAMP", mawps,
                             (table12, k)),
                  comparison("on SVAMP it beats the majority template, marginally (Table 12)",
@@ -119,19 +151,23 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
 
 def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
     """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
-    numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15)."""
+    numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15). A Table 15 cell of fewer than
+    :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing."""
     rows = [comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
                        f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions",
                        (table11, {**k, "test set": "ASDiv-A w/o questions"}),
                        (table11, {**k, "test set": "SVAMP w/o questions"}))
             for k in _distinct(table11, ["model", "emb"])]
+    def by_count(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
+        return _counted(comparison(finding, label, a, b), a, b)
+
     for dataset in ("ASDiv-A", "SVAMP"):
-        rows += [comparison("accuracy collapses beyond two numbers (Table 15)",
-                            f"{dataset}: 2 numbers − {n} numbers", (table15, {"dataset": dataset, "numbers": "2"}),
-                            (table15, {"dataset": dataset, "numbers": n})) for n in ("3", "4")]
-    rows += [comparison("SVAMP is harder than ASDiv-A at the same count (Table 15)",
-                        f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
-                        (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
+        rows += [by_count("accuracy collapses beyond two numbers (Table 15)",
+                          f"{dataset}: 2 numbers − {n} numbers", (table15, {"dataset": dataset, "numbers": "2"}),
+                          (table15, {"dataset": dataset, "numbers": n})) for n in ("3", "4")]
+    rows += [by_count("SVAMP is harder than ASDiv-A at the same count (Table 15)",
+                      f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
+                      (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
     return _frame(rows)
 
 
@@ -189,6 +225,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
 
 
 def counts(frame: pd.DataFrame) -> dict[str, int]:
-    """How many comparisons of a findings table hold and how many do not, as the notebooks record them."""
+    """How many comparisons of a findings table hold and how many do not, as the notebooks record them (those
+    within noise or not shown are neither)."""
     return {"findings_held": int((frame["holds"] == "yes").sum()),
             "findings_not_held": int((frame["holds"] == "no").sum())}

@@ -73,8 +73,8 @@ class Profile:
     beam_size: int  # beam width for tree/sequence decoding
     overlap_limit: int | None  # problems per subset in overlap statistics (None = all)
     compositional: CompositionalPlan = field(default_factory=CompositionalPlan)
-    planned: tuple[PlannedRun, ...] | None = None  # notebooks 01–04 train only these (None: every cell, at
-    # `epochs()`)
+    planned: tuple[PlannedRun, ...] | None = field(default=None, repr=False)  # notebooks 01–04 train only these
+    # (None: every cell, at `epochs()`); `runs.planned_runs` shows them
 
     def planned_run(self, model: str, embedding: str, dataset: str) -> PlannedRun | None:
         """The plan's run for this cell, or None (also when the profile has no plan)."""
@@ -82,8 +82,10 @@ class Profile:
                                                                                              dataset)), None)
 
     def in_plan(self, model: str, embedding: str, dataset: str) -> bool:
-        """Whether a notebook grid trains this cell under the profile (every cell when it has no plan)."""
-        return self.planned is None or self.planned_run(model, embedding, dataset) is not None
+        """Whether a grid trains this cell under the profile: every cell without a plan, and every cell of a dataset
+        the plan does not name (your own data, a probe's), at `epochs()`."""
+        return (self.planned is None or self.planned_run(model, embedding, dataset) is not None
+                or all(p.dataset != dataset for p in self.planned))
 
     def epochs(self, paper_epochs: int) -> int:
         """Epochs to train a model whose paper setting is `paper_epochs`."""

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 SUFFIX = ".json.gz"
+
+
+class DamagedRecord(ValueError):
+    """A record file that is not a gzip of a JSON object (truncated, overwritten, not a record)."""
 
 
 def record_path(folder: Path, name: str) -> Path:
@@ -20,12 +27,27 @@ def record_path(folder: Path, name: str) -> Path:
 
 
 def read_record(path: Path) -> dict[str, Any]:
-    return json.loads(gzip.decompress(path.read_bytes()))
+    """The record at `path`; :class:`DamagedRecord` naming the file when it cannot be one."""
+    try:
+        record = json.loads(gzip.decompress(path.read_bytes()))
+    except (EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError) as error:
+        raise DamagedRecord(f"{path}: damaged record ({type(error).__name__}: {error}); restore it with git "
+                            "or move it aside") from None
+    if not isinstance(record, dict):
+        raise DamagedRecord(f"{path}: damaged record (a JSON {type(record).__name__}, not an object)")
+    return record
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write atomically: an interrupted run never leaves a half-written record."""
+    """Write atomically under a temporary name of its own: an interrupted run never leaves a half-written record,
+    and two processes finishing the same run (a grid shared between workers) never write into one file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
-    tmp.replace(path)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -68,6 +68,9 @@ def package_versions() -> dict[str, str]:
 
 
 def run_manifest(profile: str, seed: int | None = None) -> dict[str, Any]:
-    """Everything needed to say where a number came from."""
+    """Everything needed to say where a number came from, with the CPU thread count: one seed on one machine gives
+    the same run only at the same count (float sums are split differently across threads)."""
+    import torch
+
     return {"git": git_sha(), "profile": profile, "seed": seed, "device": device_name(),
-            "python": platform.python_version(), "packages": package_versions()}
+            "threads": torch.get_num_threads(), "python": platform.python_version(), "packages": package_versions()}

@@ -278,17 +278,9 @@ def run_grid(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
     return list(iter_grid(*args, **kwargs))
 
 
-def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
-         seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
-         val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
-    """The runs of a grid not recorded yet under `profile`, each with the epochs an interrupted attempt saved here
-    and a rough time for the rest: its remaining epochs times its training problems times the median seconds per
-    problem-epoch recorded for the same model, embedding and dataset (else any dataset) under a profile that
-    trains on whole splits, on `device`'s kind (default: this machine's; "cuda" plans a GPU lease from a CPU box).
-    NaN where none is recorded.
-    Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
-    between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
-    prof = get_profile(profile)
+def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[float]]:
+    """Seconds per training problem and epoch of every recorded run on `device`'s kind (default: this machine's),
+    by (model, embedding, dataset) and by (model, embedding): what :func:`estimate_minutes` times a run by."""
     device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
     for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}"):
@@ -299,30 +291,74 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
                 seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
+    return seconds
+
+
+def estimate_minutes(spec: RunSpec, n_train: int, epochs: int, speeds: dict[tuple[str, ...], list[float]]) -> float:
+    """`epochs` of `spec` on `n_train` problems at the median recorded speed of its model, embedding and dataset
+    (else any dataset) in `speeds` (:func:`recorded_speeds`); NaN where none is recorded."""
+    per_problem = (speeds.get((spec.model, spec.config.embedding, spec.dataset))
+                   or speeds.get((spec.model, spec.config.embedding)))
+    return statistics.median(per_problem) * n_train * epochs / 60 if per_problem else float("nan")
+
+
+def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
+         seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
+         val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
+    """The runs of a grid not recorded yet under `profile`, each with the epochs an interrupted attempt saved here
+    and a rough time for the rest (:func:`estimate_minutes`) on `device`'s kind (default: this machine's; "cuda"
+    plans a GPU lease from a CPU box). NaN where none is recorded.
+    Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
+    between sessions or machines, not a measurement (``python -m mwplib.runs --plan``)."""
+    prof = get_profile(profile)
+    speeds = recorded_speeds(device)
     rows = []
     for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
         train, _, checksum = _profiled(split.train, split.test, prof)
         key = spec.key(checksum)
         if not run_path(spec, key, prof.name).exists():
-            per_problem = (seconds.get((spec.model, spec.config.embedding, spec.dataset))
-                           or seconds.get((spec.model, spec.config.embedding)))
             done = epochs_done(key)
-            minutes = (statistics.median(per_problem) * len(train) * (spec.epochs - done) / 60 if per_problem
-                       else float("nan"))
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
-                         done, minutes))
+                         done, estimate_minutes(spec, len(train), spec.epochs - done, speeds)))
     return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "epochs done",
                                        "estimated minutes"])
+
+
+def planned_runs(profile: str | Profile, models: Iterable[str], embeddings: Iterable[str], datasets: Iterable[str]
+                 ) -> pd.DataFrame:
+    """What a notebook's grid trains under `profile`, per fold: each cell's epochs and patience and, under a plan
+    (`quick`), the claim it is there to show; a cell the plan leaves out is not listed (its table rows say "not
+    run")."""
+    prof = get_profile(profile)
+    rows = []
+    for model in models:
+        for embedding in embeddings:
+            for dataset in datasets:
+                if prof.in_plan(model, embedding, dataset):
+                    spec = spec_for(model, embedding, dataset, "", 0, prof)
+                    planned = prof.planned_run(model, embedding, dataset)
+                    rows.append((model, embedding_label(embedding), dataset, spec.epochs, spec.patience,
+                                 planned.shows if planned else "the paper's setting"))
+    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "epochs", "patience", "shows"])
 
 
 #: The dataset name of the runs trained on MAWPS + ASDiv-A and tested on SVAMP.
 SVAMP_DATASET = "mawps-asdiv-a_svamp"
 
 
+def dataset_key(name: str) -> str:
+    """The name runs of dataset `name` are recorded under: your own file's stem (``my/problems.jsonl`` →
+    ``problems``), a shipped dataset's own name."""
+    return Path(name).stem if name.endswith((".jsonl", ".csv")) else name
+
+
 def dataset_splits(name: str) -> list[Split]:
-    """The splits the notebooks train on, by the dataset name their runs are recorded under."""
+    """The splits the notebooks train on, by the dataset name their runs are recorded under, or of your own file
+    (``.jsonl``/``.csv`` with a ``fold`` per record: :func:`mwplib.data.own_splits`)."""
     from . import data
 
+    if name.endswith((".jsonl", ".csv")):
+        return data.own_splits(name)
     loaders = {"mawps": lambda: data.load_cv("mawps"), "asdiv-a": lambda: data.load_cv("asdiv-a"),
                SVAMP_DATASET: lambda: [data.load_mawps_asdiv_svamp()],
                "cv_svamp_augmented": data.load_cv_svamp_augmented}
@@ -342,12 +378,13 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
             if recorded(spec, split.train, split.test, prof.name) is None]
     logs = paths.BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    named = {dataset_key(name): name for name in args.datasets}  # your own file travels by its path
 
     def train(spec: RunSpec) -> bool:
         name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}" + (
             f"-val{spec.val_fraction:g}" if spec.val_fraction != RunSpec.val_fraction else "")
         command = [sys.executable, "-m", "mwplib.runs", "--profile", prof.name, "--models", spec.model,
-                   "--embeddings", spec.config.embedding, "--datasets", spec.dataset, "--folds", str(spec.fold),
+                   "--embeddings", spec.config.embedding, "--datasets", named[spec.dataset], "--folds", str(spec.fold),
                    "--seed", str(args.seed), "--val-fraction", str(args.val_fraction),
                    *(["--without-questions"] if args.without_questions else []),
                    *(["--set", *args.set] if args.set else [])]
@@ -362,6 +399,26 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
         return sum(not ok for ok in pool.map(train, todo))
 
 
+def train_recorded(spec: RunSpec, split: Split, profile: str) -> str:
+    """Train (or find) one run and say where its record is: what a Ray task runs (`mwplib.distributed`)."""
+    record = run(spec, split.train, split.test, profile, progress=False)
+    return f"{100 * record['metrics']['test_accuracy']:.1f} %, recorded as {record['key']}"
+
+
+def run_on_ray(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
+    """Each unrecorded run of the grid as a Ray task (``--backend ray``); returns how many failed."""
+    from .distributed import run_on_ray as submit
+
+    prof = get_profile(args.profile)
+    tasks = [(f"{spec.model} {embedding_label(spec.config.embedding)} {spec.dataset} fold {spec.fold}", train_recorded,
+              (spec, split, prof.name))
+             for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds,
+                                      args.val_fraction)
+             if recorded(spec, split.train, split.test, prof.name) is None]
+    return submit(tasks, address=args.address, cpus_per_task=args.cpus_per_run, gpus_per_task=args.gpus_per_run,
+                  num_cpus=args.jobs if args.address is None else None)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Train whatever of a grid is not recorded yet (the notebooks then render it in seconds), e.g. on a GPU box:
     ``python -m mwplib.runs --profile full --models gts graph2tree --embeddings scratch minilm --jobs 12``."""
@@ -371,7 +428,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--profile", default="quick", choices=sorted(PROFILES))
     parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
     parser.add_argument("--embeddings", nargs="+", default=["scratch"])
-    parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"])
+    parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"],
+                        help="shipped datasets by name, or your own .jsonl/.csv files (README: Your own problems)")
     parser.add_argument("--folds", nargs="+", type=int, default=None, help="only these of the profile's folds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--val-fraction", type=float, default=RunSpec.val_fraction,
@@ -383,11 +441,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plan-device", default=None, help="with --plan: time by runs recorded on cpu or cuda")
     parser.add_argument("--jobs", type=int, default=1,
                         help="train this many runs at once, each in its own one-thread process")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="ray: each missing run is a Ray task (optional extra; --jobs CPUs for a local instance)")
+    parser.add_argument("--address", default=None, help="with --backend ray: a running Ray cluster, HOST:PORT")
+    parser.add_argument("--cpus-per-run", type=int, default=1, help="with --backend ray: CPU threads per run")
+    parser.add_argument("--gpus-per-run", type=float, default=0.0,
+                        help="with --backend ray: GPU share per run, e.g. 0.25 for four runs per card")
     parser.add_argument("--without-questions", action="store_true",
                         help="then evaluate each recorded run with weights here on its question-removed test sets")
     args = parser.parse_args(argv)
     overrides = {field: ast.literal_eval(value) for field, value in (item.split("=", 1) for item in args.set)}
-    grid = {dataset: dataset_splits(dataset) for dataset in args.datasets}
+    grid = {dataset_key(dataset): dataset_splits(dataset) for dataset in args.datasets}
     if args.plan:
         missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides,
                        folds=args.folds, val_fraction=args.val_fraction, device=args.plan_device)
@@ -396,12 +460,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"about {missing['estimated minutes'].sum() / 60:.1f} h where a timing is recorded; "
               f"{missing['estimated minutes'].isna().sum()} runs without one")
         return
-    if args.jobs > 1:
+    if args.backend == "ray":
+        if failed := run_on_ray(args, grid, overrides):
+            sys.exit(f"{failed} run(s) failed")
+    elif args.jobs > 1:
         if failed := run_parallel(args, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
     for record in iter_grid(args.models, args.embeddings, grid, args.profile, seed=args.seed,
-                            train_missing=args.jobs == 1, config_overrides=overrides, folds=args.folds,
-                            val_fraction=args.val_fraction):  # with --jobs the workers recorded them
+                            train_missing=args.jobs == 1 and args.backend == "local", config_overrides=overrides, folds=args.folds,
+                            val_fraction=args.val_fraction):  # with --jobs or Ray the workers recorded them
         spec = record["spec"]
         where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
         print(f"{where}: {100 * record['metrics']['test_accuracy']:.1f} % "

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Sequence
+
 import torch
 
 from . import expr
 from .models import MODELS, MWPModel, assemble
 from .numbers import words_to_numbers
 from .problem import Problem
-from .text import OutputVocab, Vocab, encode_text, extract_numbers
+from .text import EncodedText, OutputVocab, Vocab, encode_text, extract_numbers
 from .train import predict
 
 
@@ -37,6 +39,15 @@ def load_checkpoint(path: Path) -> tuple[MWPModel, int]:
     return model.eval(), int(saved["max_len"])
 
 
+def check_text(text: object) -> None:
+    """The errors :meth:`Solver.solve` documents: TypeError for anything but a string, ValueError for one without
+    words."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not text.strip():
+        raise ValueError("no text to solve")
+
+
 @dataclass(frozen=True)
 class Solution:
     words: tuple[str, ...]
@@ -48,6 +59,22 @@ class Solution:
     attention: list[list[float]] | None  # Constrained model: one row over `words` per output token
     tokens: tuple[str, ...] = ()  # `words` with slot numbers as number0…: what the Constrained model reads
     warnings: tuple[str, ...] = ()  # what the solver did not understand (no numbers, numbers it cannot use, …)
+
+
+def solution_from(prefix: Sequence[str], logprob: float, attention: list[list[float]] | None,
+                  numbers: tuple[str, ...], encoded: EncodedText, warnings: Sequence[str] = ()) -> Solution:
+    """A decoded prefix as a :class:`Solution` (also a recorded prediction: notebook 03's examples)."""
+    warnings = list(warnings)
+    try:
+        node = expr.parse_prefix(list(prefix))
+        bindings = {f"N{i}": n for i, n in enumerate(numbers)}
+        equation = expr.to_infix(expr.substitute(node, bindings))
+        answer: float | None = float(expr.evaluate(node, bindings))
+    except (expr.ExpressionError, OverflowError) as error:
+        equation, answer = " ".join(prefix), None
+        warnings.append(f"the predicted expression cannot be evaluated: {error}")
+    return Solution(encoded.words, numbers, tuple(prefix), equation, answer, logprob, attention, encoded.indexed,
+                    tuple(warnings))
 
 
 class Solver:
@@ -66,10 +93,21 @@ class Solver:
         become digits ("seven" → 7), as SVAMP's training CSVs write them. Raises TypeError when `text` is not a
         string and ValueError when it has no words; an answer the model cannot ground (no numbers in the text,
         more numbers than it has slots, number words it does not convert) comes with `warnings` saying so."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("no text to solve")
+        return self.solve_many([text], None if numbers is None else [numbers])[0]
+
+    def solve_many(self, texts: Sequence[str], numbers: Sequence[tuple[str, ...]] | None = None) -> list[Solution]:
+        """:meth:`solve` for many texts, decoded in batches as evaluation does (several times faster than one call
+        per text). Every text is checked before any is decoded."""
+        prepared = [self._prepare(text, None if numbers is None else numbers[i]) for i, text in enumerate(texts)]
+        examples = [self.model.prepare(Problem("input", text, "", "", None, found), encoded, target=False)
+                    for text, found, encoded, _ in prepared]
+        predictions = predict(self.model, examples, beam=self.beam, max_len=self.max_len)
+        return [solution_from(pred.prefix, pred.logprob, pred.attention, found, encoded, warnings)
+                for (_, found, encoded, warnings), pred in zip(prepared, predictions)]
+
+    def _prepare(self, text: str, numbers: tuple[str, ...] | None) -> tuple[str, tuple[str, ...], EncodedText, list[str]]:
+        """The text as the model reads it, its numbers, its encoding and what the solver could not use."""
+        check_text(text)
         warnings: list[str] = []
         if numbers is None:
             text, unconverted = words_to_numbers(text)
@@ -80,18 +118,4 @@ class Solver:
         slots = self.model.out_vocab.max_slots
         if len(numbers) > slots:
             warnings.append(f"the text has {len(numbers)} numbers; the model can use the first {slots} only")
-        encoded = encode_text(text, numbers)
-        problem = Problem("input", text, "", "", None, numbers)
-        example = self.model.prepare(problem, encoded, target=False)
-        pred = predict(self.model, [example], beam=self.beam, max_len=self.max_len)[0]
-        try:
-            node = expr.parse_prefix(list(pred.prefix))
-            bindings = {f"N{i}": n for i, n in enumerate(numbers)}
-            equation = expr.to_infix(expr.substitute(node, bindings))
-            answer: float | None = float(expr.evaluate(node, bindings))
-        except (expr.ExpressionError, OverflowError) as error:
-            equation, answer = " ".join(pred.prefix), None
-            warnings.append(f"the predicted expression cannot be evaluated: {error}")
-        return Solution(encoded.words, numbers, pred.prefix, equation, answer, pred.logprob, pred.attention,
-                        encoded.indexed, tuple(warnings))
-
+        return text, tuple(numbers), encode_text(text, numbers), warnings

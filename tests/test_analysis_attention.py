@@ -81,3 +81,25 @@ def test_max_weight_histogram_counts_every_prediction() -> None:
     fig = aa.plot_max_weights(weights)
     heights = fig.axes[0].patches[0].get_xy()[:, 1]
     assert heights.max() == pytest.approx(200 / 3)  # the two ~1.0 predictions share the last bin
+
+
+def test_tables_6_and_26_are_read_from_the_recorded_run() -> None:
+    """No weights needed: each example's prediction and attention come from the record (a fresh clone renders
+    the committed table)."""
+    from mwplib.attention_analysis import recorded_examples
+    from mwplib.examples import EXAMPLES
+    from mwplib.text import encode_text
+
+    predictions = []
+    for example in EXAMPLES:
+        problem = example.problem()
+        width = len(encode_text(problem.text, problem.numbers).words)
+        predictions.append({"id": example.id, "prefix": list(problem.prefix), "correct": True, "logprob": -0.5,
+                            "attention": [[1.0] + [0.0] * (width - 1)] * len(problem.prefix)})
+    record = {"spec": {"config": {"embedding": "minilm"}}, "predictions": predictions}
+    table, solutions = recorded_examples(record, EXAMPLES)
+    assert len(table) == len(EXAMPLES) and set(table["ours"]) == {1} and set(table["emb"]) == {"R (MiniLM)"}
+    first = EXAMPLES[0].problem()
+    assert table.loc[0, "our top word"] == solutions[EXAMPLES[0].id].tokens[0] and table.loc[0, "weight"] == 1.0
+    assert table.loc[0, "our answer"] == pytest.approx(first.answer)
+    assert table.loc[0, "predicted slots"] == " ".join(first.prefix)

@@ -33,7 +33,8 @@ def test_svamp_findings_from_tables_11_and_15():
                         "paper": [None, None, 28.6, 60.7], "ours": [18.0, 25.2, 19.8, None]})
     t15 = pd.DataFrame({"dataset": ["ASDiv-A"] * 4 + ["SVAMP"] * 4, "numbers": ["2", "3", "4", "other"] * 2,
                         "paper": [93.3, 59.0, 47.5, None, 78.3, 25.4, 25.4, None],
-                        "ours": [80.0, 40.0, 45.0, 25.0, 60.0, 20.0, 65.0, 0.0]})
+                        "ours": [80.0, 40.0, 45.0, 25.0, 60.0, 20.0, 65.0, 0.0],
+                        "n": [171, 61, 40, 1, 351, 489, 153, 7]})
     frame = findings.svamp(t11, t15).set_index("comparison")
     row = frame.loc["GTS S: ASDiv-A − SVAMP, w/o questions"]
     assert row["ours"] == pytest.approx(7.2) and row["holds"] == "yes"
@@ -43,6 +44,10 @@ def test_svamp_findings_from_tables_11_and_15():
         pytest.approx(52.9), -5.0, "no"]
     assert frame.loc["4 numbers: ASDiv-A − SVAMP", "ours"] == -20.0
     assert len(frame) == 2 + 4 + 3
+    one_fold = t15.assign(n=[171, 61, 5, 1, 351, 489, 153, 7])  # quick's ASDiv-A fold 0 has five 4-number problems
+    judged = findings.svamp(t11, one_fold).set_index("comparison")["holds"]
+    assert judged["ASDiv-A: 2 numbers − 4 numbers"] == judged["4 numbers: ASDiv-A − SVAMP"] == "not shown (n = 5 < 20)"
+    assert judged["ASDiv-A: 2 numbers − 3 numbers"] == "yes"
 
 
 def test_question_removal_and_bag_of_words_findings():
@@ -65,6 +70,11 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
     assert frame["holds"].tolist() == ["yes", "yes", "yes"]
     assert findings.counts(frame) == {"findings_held": 3, "findings_not_held": 0}
+    one_fold = pd.DataFrame([{**keys, "n": 238, "paper": None, "ours": 52.5},  # ±6.3 points around 52.5 %
+                             {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])
+    assert findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
+        "within noise (±6.3, n = 238)", "yes"]
+    assert findings.bag_of_words(t5.assign(n=40, ours=55.0), t12)["holds"].tolist()[0].startswith("within noise")
 
 
 def test_easy_share_is_the_easy_part_of_the_correct_answers():

@@ -20,7 +20,7 @@ RENDERS = [
     ("02_question_removal", "full", {}),
     ("04_svamp", "full", {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}),
     ("02_question_removal", "quick", {}),
-    ("04_svamp", "quick", {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}),
+    ("04_svamp", "quick", {}),
 ]
 
 

@@ -411,3 +411,36 @@ def test_operations_figure_leaves_out_rare_operator_counts_and_prints_n() -> Non
     ax, = fig.axes
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1\nn = 12–40", "2\nn = 30"]  # 3: fewer than 10
     assert [p.get_height() for p in ax.patches] == [50.0, 25.0, 50.0, 25.0]  # percent, a bar per model and count
+
+
+def test_quick_trains_only_its_plan_with_each_runs_epochs_and_patience() -> None:
+    """`quick` trains the cells of `profiles.QUICK_RUNS` and no other; `full` every cell at the paper's epochs."""
+    from mwplib.models import paper_config
+    from mwplib.profiles import PROFILES, QUICK_RUNS
+
+    folds = {name: [Split(f"{name}-fold0", (), ())] for name in ("mawps", "asdiv-a", runs.SVAMP_DATASET)}
+    models, embeddings = ["seq2seq", "gts", "graph2tree", "transformer", "constrained"], ["scratch", "minilm"]
+    quick = {(s.model, s.config.embedding, s.dataset): (s.epochs, s.patience)
+             for s, _ in runs._grid(models, embeddings, folds, PROFILES["quick"], 0, None)}
+    assert quick == {(p.model, p.embedding, p.dataset): (p.epochs, p.patience) for p in QUICK_RUNS
+                     if p.dataset in folds}
+    assert ("gts", "minilm", "mawps") not in quick and quick[("transformer", "minilm", "mawps")] == (8, 5)
+    full = list(runs._grid(models, embeddings, folds, PROFILES["full"], 0, None))
+    assert len(full) == len(models) * len(embeddings) * len(folds)
+    assert all(s.epochs == paper_config(s.model, s.config.embedding).epochs and s.patience == 0 for s, _ in full)
+    assert all(p.dataset in {"mawps", "asdiv-a", runs.SVAMP_DATASET, "cv_svamp_augmented", "asdiv-a-all"}
+               and paper_config(p.model, p.embedding) and p.shows for p in QUICK_RUNS)
+
+
+def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolated) -> None:
+    """Runs recorded under `quick` before its plan stay visible, named for what they are."""
+    problems = toy_problems(12)
+    split = Split("mawps", tuple(problems[4:]), tuple(problems[:4]))
+    for model in ("seq2seq", "gts"):  # MAWPS: Seq2Seq S is in the plan (10 epochs, patience 5), GTS S is not
+        runs.run(runs.spec_for(model, "scratch", "mawps", "mawps", 0, "smoke"), split.train, split.test, "quick",
+                 progress=False)
+    table = runs.variants("quick", ["mawps"]).set_index("model")["changed"]
+    assert table.to_dict() == {"seq2seq": "epochs=1, patience=0 (the plan's: 10, 5)",
+                               "gts": "epochs=1 (a cell quick's plan does not train)"}
+    assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, "quick", train_missing=False) == []
+    assert runs.planned_runs("quick", ["gts"], ["scratch"], ["mawps", "own"])["dataset"].tolist() == ["own"]

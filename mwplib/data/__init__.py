@@ -36,6 +36,9 @@ _LAZY = {
     "data_inventory": "inventory",
     "load_derivations": "derivations",
     "derivation_splits": "derivations",
+    "load_problems": "own",
+    "check_problems": "own",
+    "own_splits": "own",
 }
 
 __all__ = ["DataError", "data_file", *_LAZY]

@@ -1,0 +1,243 @@
+"""Your own problems: one documented format, a loader that checks every record, and its report.
+
+A file is JSON Lines (``.jsonl``: one object per line) or CSV (``.csv``: a header row), with fields
+
+- ``id`` (text, unique in the file);
+- ``text``, or ``body`` and ``question``;
+- ``equation``: infix over the text's numbers, for the unknown (``x = 12 - 5``) or as a bare expression
+  (``12 - 5``); a number of the equation that the text does not hold must be listed in ``constants``;
+- ``answer``: a finite number (a JSON number, or a CSV cell such as ``7`` or ``0.25``);
+- optional: ``type`` (text), ``fold`` (an integer ≥ 0: :func:`own_splits` makes one cross-validation split
+  per fold), ``constants`` (JSON: a list of numbers; CSV: numbers separated by spaces).
+
+Other fields are ignored. Every record is checked: the file is UTF-8, the fields have these types, the equation
+parses, each of its numbers is in the text or a listed constant, it evaluates to the answer (within
+`expr.ANSWER_TOLERANCE`), and ids are unique. A record that fails is never coerced: it is refused with its file,
+line, id and reason (:class:`Refusal`). :func:`load_problems` raises :class:`DataError` listing the refusals
+(``strict``, for training) or returns the loaded records beside them (for evaluation); ``python -m mwplib check
+FILE`` prints the report.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from mwplib.data.checksums import DataError
+from mwplib.data.gold import prefix_issues, slot_prefix, text_numbers
+from mwplib.data.questions import split_question
+from mwplib.expr import ExpressionError, Node, parse_equation, parse_infix, solve_for
+from mwplib.numbers import constants, format_number
+from mwplib.problem import Problem, Split
+
+#: Fields a record must have (``text`` may instead be ``body`` + ``question``).
+REQUIRED = ("id", "equation", "answer")
+#: The longest text or equation read, in characters: longer is refused, not parsed for seconds.
+MAX_CHARS = 5000
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A record not loaded: where it is and why."""
+
+    file: str
+    line: int
+    id: str | None
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line} (id {self.id!r}): {self.reason}"
+
+
+class _Refused(ValueError):
+    """Why one record is refused (internal: becomes a :class:`Refusal`)."""
+
+
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, record as read) per record; a record that cannot be read is an exception in its place."""
+    raw = path.read_bytes()
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(raw.split(b"\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line.decode("utf-8"))
+            except UnicodeDecodeError:
+                yield number, _Refused("not valid UTF-8")
+            except (ValueError, RecursionError) as error:  # JSONDecodeError, or an int past Python's digit limit
+                yield number, _Refused(f"not JSON ({getattr(error, 'msg', None) or error})")
+        return
+    if path.suffix != ".csv":
+        raise DataError(f"{path}: expected a .jsonl or .csv file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise DataError(f"{path}:{line}: not valid UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if not header:
+        raise DataError(f"{path}: no header row")
+    if duplicated := sorted({name for name in header if header.count(name) > 1}):
+        raise DataError(f"{path}: the header repeats {duplicated}")
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            yield reader.line_num, _Refused(f"{len(row)} cells for {len(header)} columns")
+        else:
+            yield reader.line_num, dict(zip(header, row))
+
+
+def _text(record: dict[str, Any], name: str) -> str:
+    value = record[name]
+    if not isinstance(value, str):
+        raise _Refused(f"{name} must be text, got {type(value).__name__}")
+    if len(value) > MAX_CHARS:
+        raise _Refused(f"{name} is longer than {MAX_CHARS} characters")
+    return " ".join(value.split())
+
+
+def _number(value: Any, name: str, csv_cell: bool) -> float:
+    """A finite number: a JSON number (not a boolean) or, from a CSV cell, its decimal text."""
+    if csv_cell and isinstance(value, str) and len(value) <= 100:
+        try:
+            value = float(value)
+        except ValueError:
+            raise _Refused(f"{name} {value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Refused(f"{name} must be a number, got {type(value).__name__} {value!r:.40}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise _Refused(f"{name} is too large") from None
+    if not math.isfinite(number):
+        raise _Refused(f"{name} must be finite, got {number}")
+    return number
+
+
+def _constants(record: dict[str, Any], csv_cell: bool) -> set[str]:
+    listed = record.get("constants", [] if not csv_cell else "")
+    if csv_cell and isinstance(listed, str):
+        listed = listed.split()
+    if not isinstance(listed, list):
+        raise _Refused(f"constants must be a list of numbers, got {type(listed).__name__}")
+    return {format_number(_number(c, "a constant", csv_cell)) for c in listed}
+
+
+def _fold(record: dict[str, Any], csv_cell: bool) -> int | None:
+    fold = record.get("fold")
+    if fold is None or (csv_cell and fold == ""):
+        return None
+    if csv_cell and isinstance(fold, str) and fold.isdigit() and len(fold) < 6:
+        fold = int(fold)
+    if isinstance(fold, bool) or not isinstance(fold, int) or fold < 0:
+        raise _Refused(f"fold must be an integer >= 0, got {fold!r:.40}")
+    return fold
+
+
+def _expression(equation: str) -> Node:
+    """The expression for the unknown: ``x = 12 - 5`` (any single unknown) or the bare ``12 - 5``."""
+    if "=" not in equation:
+        return parse_infix(equation)
+    return solve_for(*parse_equation(equation), var=None)
+
+
+def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
+    if isinstance(record, Exception):
+        raise record
+    if not isinstance(record, dict):
+        raise _Refused(f"expected an object, got {type(record).__name__}")
+    missing = [name for name in REQUIRED if name not in record]
+    if "text" not in record and not {"body", "question"} <= record.keys():
+        missing.append("text (or body and question)")
+    if missing:
+        raise _Refused(f"missing {', '.join(missing)}")
+    problem_id = _text(record, "id")
+    if not problem_id:
+        raise _Refused("empty id")
+    if "text" in record:
+        body, question = split_question(_text(record, "text"))
+    else:
+        body, question = _text(record, "body"), _text(record, "question")
+    if not (body or question):
+        raise _Refused("empty text")
+    equation, answer = _text(record, "equation"), _number(record["answer"], "answer", csv_cell)
+    numbers = text_numbers(f"{body} {question}")
+    try:
+        target = _expression(equation)
+        prefix = slot_prefix(target, numbers)
+    except (ExpressionError, RecursionError, ValueError, OverflowError) as error:
+        raise _Refused(f"equation {equation!r:.80} cannot be used: {error}") from None
+    listed = _constants(record, csv_cell)
+    if unlisted := [c for c in constants(target) if c not in numbers and format_number(c) not in listed]:
+        raise _Refused(f"the equation's {', '.join(unlisted)} is not in the text and not listed in constants")
+    try:
+        issues = prefix_issues(prefix, numbers, answer)
+    except (OverflowError, ValueError) as error:  # a value too large to print as a float
+        issues = [f"the equation's value cannot be compared with the answer ({error})"]
+    if issues:
+        raise _Refused(issues[0])
+    meta: dict[str, Any] = {"source": source, "issues": ()}
+    if (fold := _fold(record, csv_cell)) is not None:
+        meta["fold"] = fold
+    if "type" in record:
+        meta["type"] = _text(record, "type")
+    return Problem(problem_id, body, question, equation, answer, numbers, prefix, meta)
+
+
+def check_problems(path: str | Path) -> tuple[list[Problem], list[Refusal]]:
+    """Every record of `path` loaded or refused, in file order (what ``python -m mwplib check`` reports). A file
+    that cannot be read as a whole (missing, not .jsonl/.csv, a CSV that is not UTF-8 or repeats a column)
+    raises :class:`DataError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    loaded: list[Problem] = []
+    refused: list[Refusal] = []
+    seen: dict[str, int] = {}
+    for line, record in _rows(path):
+        source = f"{path}:{line}"
+        raw_id = record.get("id") if isinstance(record, dict) else None
+        try:
+            problem = _problem(record, source, path.suffix == ".csv")
+            if problem.id in seen:
+                raise _Refused(f"id {problem.id!r} already used on line {seen[problem.id]}")
+        except _Refused as why:
+            refused.append(Refusal(str(path), line, raw_id if isinstance(raw_id, str) else None, str(why)))
+            continue
+        seen[problem.id] = line
+        loaded.append(problem)
+    return loaded, refused
+
+
+def load_problems(path: str | Path, strict: bool = True) -> list[Problem]:
+    """The problems of your file (format: module docstring). `strict` (for training): any refused record raises
+    :class:`DataError` listing the refusals; otherwise they are left out (see :func:`check_problems` for them)."""
+    loaded, refused = check_problems(path)
+    if strict and refused:
+        listed = "\n".join(f"  {r}" for r in refused[:20])
+        more = f"\n  … and {len(refused) - 20} more" if len(refused) > 20 else ""
+        raise DataError(f"{path}: {len(refused)} of {len(loaded) + len(refused)} records refused "
+                        f"(python -m mwplib check {path} lists them all):\n{listed}{more}")
+    if not loaded:
+        raise DataError(f"{path}: no problem loaded")
+    return loaded
+
+
+def own_splits(path: str | Path) -> list[Split]:
+    """One cross-validation split per value of the records' ``fold`` (test: that fold; train: the others), for
+    training on your file like on the shipped datasets; every record must have a fold."""
+    problems = load_problems(path)
+    if unfolded := [p.id for p in problems if "fold" not in p.meta]:
+        raise DataError(f"{path}: {len(unfolded)} records have no fold, e.g. {unfolded[:3]}: give each a 'fold'")
+    folds = sorted({p.meta["fold"] for p in problems})
+    if len(folds) < 2:
+        raise DataError(f"{path}: every record is in fold {folds[0]}; cross-validation needs two folds or more")
+    name = Path(path).stem
+    return [Split(f"{name}-fold{f}", tuple(p for p in problems if p.meta["fold"] != f),
+                  tuple(p for p in problems if p.meta["fold"] == f)) for f in folds]

@@ -1,0 +1,47 @@
+"""A trained solver by name, the one way to get one (README "Solve your own problem", ``python -m mwplib solve``).
+
+Weights are never committed, only run records. :func:`solver_for` finds the run of a model × embedding × dataset
+under a profile, trains it here when its weights are not on this machine (saying first about how long that
+takes) and loads them; the committed record is never changed (:func:`mwplib.runs.run` with `need_weights`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import runs
+from .solver import Solver
+from .transfer import MissingWeights
+
+#: What ``python -m mwplib solve`` trains when not told otherwise: Seq2Seq S on MAWPS + ASDiv-A (3,138 problems),
+#: scored on SVAMP; a `quick` run of `profiles.QUICK_RUNS`, minutes on a laptop CPU.
+DEFAULT = {"model": "seq2seq", "embedding": "scratch", "dataset": runs.SVAMP_DATASET, "profile": "quick"}
+
+
+def from_run(record: dict[str, Any]) -> Solver:
+    """The solver of a recorded run whose weights are on this machine, decoding with the beam its record was
+    scored with; raises :class:`MissingWeights` naming :func:`solver_for` otherwise."""
+    path = runs.weights_of(record, retrained_ok=True)
+    if path is None:
+        spec = record["spec"]
+        raise MissingWeights(f"run {record['key']} ({spec['model']} {spec['config']['embedding']} {spec['dataset']}) "
+                             "has no weights on this machine: mwplib.trained.solver_for(...) trains them")
+    return Solver.load(path, beam=record["spec"]["beam"])
+
+
+def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"],
+               dataset: str = DEFAULT["dataset"], profile: str = DEFAULT["profile"], *, fold: int = 0, seed: int = 0,
+               progress: bool = True) -> Solver:
+    """The solver of `model` × `embedding` trained on `dataset` (a name of :func:`mwplib.runs.dataset_splits`) under
+    `profile`, fold `fold`: loaded when its weights are here, else trained first (the time it will take is printed
+    before it starts, estimated from recorded runs)."""
+    split = runs.dataset_splits(dataset)[fold]
+    spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
+    record = runs.recorded(spec, split.train, split.test, profile)
+    if record is None or runs.weights_of(record, retrained_ok=True) is None:
+        minutes = runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds())
+        print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile}, "
+              f"{spec.epochs} epochs): " + (f"about {minutes:.0f} min on this machine" if not math.isnan(minutes)
+                                            else "no recorded run to estimate its time from"), flush=True)
+        record = runs.run(spec, split.train, split.test, profile, progress=progress, need_weights=True)
+    return from_run(record)

@@ -1,0 +1,128 @@
+"""Your own problems: the documented format loads, every bad record is refused by name, and a fuzz finds no crash."""
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from mwplib import runs
+from mwplib.__main__ import main
+from mwplib.data import DataError, check_problems, load_problems, own_splits
+
+GOOD = {"id": "p1", "text": "Sam has 12 marbles. He gives 5 marbles to Ann. How many marbles does Sam have now?",
+        "equation": "x = 12 - 5", "answer": 7, "fold": 0}
+
+
+def _jsonl(tmp_path, *records, name="mine.jsonl"):
+    path = tmp_path / name
+    path.write_bytes(b"\n".join(r if isinstance(r, bytes) else json.dumps(r).encode() for r in records) + b"\n")
+    return path
+
+
+def test_the_documented_format_loads_as_the_shipped_loaders_do(tmp_path) -> None:
+    path = _jsonl(tmp_path, GOOD, {"id": "p2", "body": "A box holds 4 rows of 6 eggs.", "question": "How many eggs?",
+                                   "equation": "4 * 6", "answer": 24.0, "type": "Multiplication", "fold": 1},
+                  {"id": "p3", "text": "Tom has 3 dollars. How many cents is that?",
+                   "equation": "x = 3 * 100", "answer": 300, "constants": [100], "fold": 1})
+    first, second, third = load_problems(path)
+    assert first.question.startswith("How many") and first.numbers == ("12", "5")
+    assert first.prefix == ("-", "N0", "N1") and first.meta["fold"] == 0 and first.source.endswith("mine.jsonl:1")
+    assert second.prefix == ("*", "N0", "N1") and second.meta["type"] == "Multiplication"
+    assert third.prefix == ("*", "N0", "100")
+    splits = own_splits(path)
+    assert [s.name for s in splits] == ["mine-fold0", "mine-fold1"] and [len(s.test) for s in splits] == [1, 2]
+    assert runs.dataset_key(str(path)) == "mine" and runs.dataset_splits(str(path)) == splits
+    csv_path = tmp_path / "mine.csv"
+    csv_path.write_text("id,text,equation,answer,fold\np1,\"Sam has 12 marbles, gives 5 away. How many left?\","
+                        "12 - 5,7,0\n")
+    assert load_problems(csv_path)[0].answer == 7.0
+
+
+BAD = [  # (record, the reason's words)
+    ({**GOOD, "answer": 8}, "gold answer is 8"),
+    ({**GOOD, "answer": float("nan")}, "finite"),
+    ({**GOOD, "answer": True}, "must be a number"),
+    ({**GOOD, "answer": "7"}, "must be a number"),
+    ({**GOOD, "equation": "x = 12 - 4"}, "4 is not in the text"),
+    ({**GOOD, "equation": "x = 12 -"}, "cannot be used"),
+    ({**GOOD, "equation": ["12 - 5"]}, "equation must be text"),
+    ({**GOOD, "text": None}, "text must be text"),
+    ({**GOOD, "fold": -1}, "fold must be an integer"),
+    ({**GOOD, "fold": "0"}, "fold must be an integer"),
+    ({**GOOD, "constants": "0.25"}, "constants must be a list"),
+    ({k: v for k, v in GOOD.items() if k != "answer"}, "missing answer"),
+    ({k: v for k, v in GOOD.items() if k != "text"}, "missing text (or body and question)"),
+    ({**GOOD, "id": 7}, "id must be text"),
+    ({**GOOD, "equation": "x = " + "+".join(["12"] * 1500)}, "cannot be used"),  # too deep to recurse into
+    ([GOOD], "expected an object"),
+    (b"{broken", "not JSON"),
+    (b"\xff\xfe", "not valid UTF-8"),
+    (b"[" * 100000, "not JSON"),
+    (b'{"id": "big", "answer": ' + b"9" * 5000 + b"}", "not JSON"),
+]
+
+
+@pytest.mark.parametrize("record, reason", BAD, ids=[r for _, r in BAD])
+def test_each_bad_record_is_refused_with_its_file_line_id_and_reason(tmp_path, record, reason) -> None:
+    path = _jsonl(tmp_path, {**GOOD, "id": "ok"}, record)
+    loaded, refused = check_problems(path)
+    assert [p.id for p in loaded] == ["ok"] and len(refused) == 1
+    assert refused[0].line == 2 and reason in refused[0].reason, refused[0]
+    with pytest.raises(DataError, match=r"mine.jsonl: 1 of 2 records refused"):
+        load_problems(path)
+    assert load_problems(path, strict=False) == loaded
+
+
+def test_whole_file_faults_and_duplicates(tmp_path) -> None:
+    path = _jsonl(tmp_path, GOOD, GOOD)
+    assert "already used on line 1" in check_problems(path)[1][0].reason
+    (tmp_path / "dup.csv").write_text("id,text,equation,answer,answer\np,Tom has 3 apples.,3,3,4\n")
+    for name, message in [("dup.csv", "repeats \\['answer'\\]"), ("nothing.jsonl", "no such file"),
+                          ("mine.txt", "expected a .jsonl or .csv")]:
+        if name == "mine.txt":
+            (tmp_path / name).write_text("x")
+        with pytest.raises(DataError, match=message):
+            check_problems(tmp_path / name)
+    (tmp_path / "bad.csv").write_bytes(b"id,text,equation,answer\np,Tom \xff has 3.,3,3\n")
+    with pytest.raises(DataError, match="bad.csv:2: not valid UTF-8"):
+        check_problems(tmp_path / "bad.csv")
+    with pytest.raises(DataError, match="no fold"):
+        own_splits(_jsonl(tmp_path, {k: v for k, v in GOOD.items() if k != "fold"}, name="nofold.jsonl"))
+
+
+def test_the_check_command_reports_every_record(tmp_path, capsys) -> None:
+    path = _jsonl(tmp_path, GOOD, {**GOOD, "id": "p2", "answer": 9})
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("(id 'p1'): loaded") and "REFUSED" in out[1] and out[-1] == "1 loaded, 1 refused"
+
+
+def _mutations(rng: random.Random) -> list:
+    values = [None, True, -1, 0, 1e308, float("inf"), "", " ", "x", "12 - 5", "1/0", "((((", "9" * 400, [], {}, [1],
+              "x = x", "x = 12 / 0", "x = 12 - 5 = 7", "\u0000", "💥", 10 ** 30]
+    out = []
+    for _ in range(300):
+        record = dict(GOOD)
+        for _ in range(rng.randint(1, 3)):
+            field = rng.choice([*GOOD, "body", "question", "constants", "type"])
+            if rng.random() < 0.2:
+                record.pop(field, None)
+            else:
+                record[field] = rng.choice(values)
+        out.append(record)
+    return out
+
+
+def test_a_fuzz_of_records_only_loads_or_refuses_each_within_a_second(tmp_path) -> None:
+    outcomes = {"loaded": 0, "refused": 0}
+    for record in _mutations(random.Random(0)):
+        path = _jsonl(tmp_path, record, name="fuzz.jsonl")
+        started = time.perf_counter()
+        loaded, refused = check_problems(path)  # never another exception
+        assert time.perf_counter() - started < 1.0, record
+        assert len(loaded) + len(refused) == 1 and all(r.reason for r in refused)
+        assert all(abs(p.answer) < float("inf") and p.prefix for p in loaded)
+        outcomes["loaded" if loaded else "refused"] += 1
+    assert outcomes["loaded"] > 10 and outcomes["refused"] > 200  # both ways are exercised

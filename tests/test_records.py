@@ -1,0 +1,30 @@
+"""Run records on disk: byte-stable, atomic under unique temporary names, and a damaged one named."""
+from __future__ import annotations
+
+import gzip
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from mwplib.records import DamagedRecord, read_record, record_path, write_record
+
+
+def test_two_writers_of_one_record_never_collide_and_leave_no_temporary(tmp_path) -> None:
+    path = record_path(tmp_path / "runs", "abc")
+    records = [{"key": "abc", "writer": i, "predictions": list(range(2000))} for i in range(16)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda r: write_record(path, r), records))
+    assert read_record(path) in records and [p.name for p in path.parent.iterdir()] == [path.name]
+    write_record(path, records[0])
+    first = path.read_bytes()
+    write_record(path, records[0])
+    assert path.read_bytes() == first  # the same record, the same bytes
+
+
+@pytest.mark.parametrize("content", [b"", b"not gzip", gzip.compress(b"{trunc")[:-4], gzip.compress(b"{bad json"),
+                                     gzip.compress(b"[1, 2]"), gzip.compress(b"\xff\xfe")])
+def test_a_damaged_record_is_named(tmp_path, content) -> None:
+    path = tmp_path / "r.json.gz"
+    path.write_bytes(content)
+    with pytest.raises(DamagedRecord, match="r.json.gz: damaged record"):
+        read_record(path)
