@@ -113,16 +113,36 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
     return _frame(rows)
 
 
-def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame) -> pd.DataFrame:
+def _paired(finding: str, label: str, paper: float, effect: pd.DataFrame, keys: Mapping[str, Any]
+            ) -> dict[str, Any]:
+    """A row from a paired comparison on the same folds (`runs.pretraining_effect`): "yes"/"no" only when its
+    95 % interval leaves out 0, "within noise" otherwise."""
+    rows = effect
+    for key, value in keys.items():
+        rows = rows[rows[key] == value]
+    if rows.empty:  # a side not run, or no fold run with both
+        return _row(finding, label, paper, float("nan"))
+    found = rows.iloc[0]
+    low, high = (float(x) for x in found["95 % interval"].strip("[]").split(","))
+    row = _row(finding, f"{label}, paired on {found['folds']} fold(s)", paper, float(found["R − S"]))
+    if low <= 0 <= high:
+        row["holds"] = f"within noise (95 % interval {found['95 % interval']})"
+    return row
+
+
+def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame, effect: pd.DataFrame
+              ) -> pd.DataFrame:
     """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
     Seq2Seq (Table 2), and every model beats the Majority Template Baseline by far (§3.2). Tables 2 and 16 have
-    rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``."""
+    rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``; R − S is read from
+    `effect` (`runs.pretraining_effect`: R and S on the same folds and test problems, with its interval), since
+    the tables may pool R and S over different folds."""
     keys = ["model", "embedding", "dataset"]
     table2 = pd.concat([table2, table16], ignore_index=True)
     pretrained = [e for e in table2["embedding"].drop_duplicates() if e != "S"]
-    rows = [comparison("R beats S for every model (Tables 2, 16)",
-                       f"{k['model']} {k['dataset']}: {r} − S", (table2, {**k, "embedding": r}),
-                       (table2, {**k, "embedding": "S"}))
+    rows = [_paired("R beats S for every model (Tables 2, 16)", f"{k['model']} {k['dataset']}: {r} − S",
+                    _value((table2, {**k, "embedding": r}), "paper") - _value((table2, {**k, "embedding": "S"}),
+                                                                               "paper"), effect, k)
             for k in _distinct(table2, ["model", "dataset"]) for r in pretrained]
     rows += [comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)", f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
                         (table2, {**k, "model": m}), (table2, {**k, "model": "seq2seq"}))
@@ -149,12 +169,26 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
     return _frame(rows)
 
 
+def _stand_in(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
+    """" (SVAMP side: trained with precision=bf16, a stand-in)" when the cell's ``note`` says its run is a
+    `runs.STAND_IN` (`runs.stand_in_note`), "" otherwise: a finding must not pass a stand-in off as the setting."""
+    if "note" not in table.columns:
+        return ""
+    rows = table
+    for key, value in keys.items():
+        rows = rows[rows[key] == value]
+    note = str(rows["note"].iloc[0]) if len(rows) else ""
+    trained = next((part.split(" (stand-in")[0] for part in note.split("; ") if "stand-in" in part), "")
+    return f" (SVAMP side: {trained}, a stand-in)" if trained else ""
+
+
 def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
     """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
     numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15). A Table 15 cell of fewer than
     :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing."""
     rows = [comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
-                       f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions",
+                       f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
+                       + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
                        (table11, {**k, "test set": "ASDiv-A w/o questions"}),
                        (table11, {**k, "test set": "SVAMP w/o questions"}))
             for k in _distinct(table11, ["model", "emb"])]

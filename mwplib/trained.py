@@ -11,6 +11,7 @@ from typing import Any
 
 from . import runs
 from .solver import Solver
+from .train import pick_device
 from .transfer import MissingWeights
 
 #: What ``python -m mwplib solve`` trains when not told otherwise: Seq2Seq S on MAWPS + ASDiv-A (3,138 problems),
@@ -34,12 +35,14 @@ def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embeddin
                progress: bool = True) -> Solver:
     """The solver of `model` × `embedding` trained on `dataset` (a name of :func:`mwplib.runs.dataset_splits`) under
     `profile`, fold `fold`: loaded when its weights are here, else trained first (the time it will take is printed
-    before it starts, estimated from recorded runs)."""
+    before it starts: the recorded run's own time on this kind of machine, else an estimate from other runs)."""
     split = runs.dataset_splits(dataset)[fold]
     spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
     record = runs.recorded(spec, split.train, split.test, profile)
     if record is None or runs.weights_of(record, retrained_ok=True) is None:
-        minutes = runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds())
+        same_machine = record is not None and record["device"] == str(pick_device())
+        minutes = (record["timing"]["wall_seconds"] / 60 if same_machine  # its own recorded time: the best guess
+                   else runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds()))
         print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile}, "
               f"{spec.epochs} epochs): " + (f"about {minutes:.0f} min on this machine" if not math.isnan(minutes)
                                             else "no recorded run to estimate its time from"), flush=True)

@@ -44,6 +44,10 @@ def test_svamp_findings_from_tables_11_and_15():
         pytest.approx(52.9), -5.0, "no"]
     assert frame.loc["4 numbers: ASDiv-A − SVAMP", "ours"] == -20.0
     assert len(frame) == 2 + 4 + 3
+    noted = t11.assign(note=["trained with precision=bf16 (stand-in: no run of the paper's setting recorded)", "",
+                             "", ""])
+    assert "GTS S: ASDiv-A − SVAMP, w/o questions (SVAMP side: trained with precision=bf16, a stand-in)" in set(
+        findings.svamp(noted, t15)["comparison"])
     one_fold = t15.assign(n=[171, 61, 5, 1, 351, 489, 153, 7])  # quick's ASDiv-A fold 0 has five 4-number problems
     judged = findings.svamp(t11, one_fold).set_index("comparison")["holds"]
     assert judged["ASDiv-A: 2 numbers − 4 numbers"] == judged["4 numbers: ASDiv-A − SVAMP"] == "not shown (n = 5 < 20)"
@@ -93,10 +97,16 @@ def test_baselines_findings_from_tables_2_16_and_the_majority_baseline():
     columns = ["model", "embedding", "dataset", "paper", "ours"]
     table2, table16 = pd.DataFrame(rows[:2], columns=columns), pd.DataFrame(rows[2:], columns=columns)
     majority = pd.DataFrame([("mawps", 17.7, 18.8)], columns=["dataset", "paper", "ours"])
-    frame = findings.baselines(table2, table16, majority).set_index("comparison")
-    assert frame.loc["seq2seq mawps: R (MiniLM) − S", ["paper", "ours", "holds"]].tolist() == [
-        pytest.approx(7.0), 3.0, "yes"]
-    assert frame.loc["gts mawps: R (MiniLM) − S", ["ours", "holds"]].tolist() == [-1.0, "no"]
+    # R − S comes from the paired comparison on the same folds, not from the tables' pooled cells
+    effect = pd.DataFrame([("seq2seq", "mawps", 2, 3.5, "[+1.0, +6.0]"), ("gts", "mawps", 5, -1.0, "[-2.5, +0.5]")],
+                          columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    frame = findings.baselines(table2, table16, majority, effect).set_index("comparison")
+    assert frame.loc["seq2seq mawps: R (MiniLM) − S, paired on 2 fold(s)", ["paper", "ours", "holds"]].tolist() == [
+        pytest.approx(7.0), 3.5, "yes"]
+    assert frame.loc["gts mawps: R (MiniLM) − S, paired on 5 fold(s)", ["ours", "holds"]].tolist() == [
+        -1.0, "within noise (95 % interval [-2.5, +0.5])"]
+    unpaired = findings.baselines(table2, table16, majority, effect.iloc[:1]).set_index("comparison")
+    assert unpaired.loc["gts mawps: R (MiniLM) − S", "holds"] == "no result"  # no fold run with both
     assert frame.loc["R (MiniLM) mawps: gts − seq2seq", "ours"] == 1.0
     assert frame.loc["S mawps: graph2tree − seq2seq", "holds"] == "no result"
     assert frame.loc["gts S mawps: model − majority template", "ours"] == pytest.approx(63.2)

@@ -32,7 +32,7 @@ def test_notebook_01_smoke() -> None:
         assert row.ours == pytest.approx(expected, abs=1e-4)
         assert recorded[f"{row.model}_{embedding}_{row.dataset.replace('-', '_')}"] == pytest.approx(expected, abs=1e-4)
     findings = saved_findings("01_findings", recorded)
-    assert findings["transformer mawps: R (MiniLM) − S"] == pytest.approx(
+    assert findings["transformer mawps: R (MiniLM) − S, paired on 1 fold(s)"] == pytest.approx(
         recorded_accuracy("transformer", "minilm", "mawps") - recorded_accuracy("transformer", "scratch", "mawps"))
     assert findings["gts S asdiv-a: model − majority template"] == pytest.approx(
         recorded_accuracy("gts", "scratch", "asdiv-a") - MAJORITY["asdiv-a"])
