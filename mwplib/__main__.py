@@ -1,8 +1,10 @@
-"""``python -m mwplib solve | check``: answer math word problems, or check a file of your own, from the command line.
+"""``python -m mwplib solve | check | install``: answer math word problems, check a file of your own, install an
+optional encoder.
 
     python -m mwplib solve "Tom has 3 apples and buys 4 more. How many apples does he have?"
     python -m mwplib solve --file problems.jsonl [--out answers.jsonl] [--model gts --dataset mawps]
     python -m mwplib check my_problems.jsonl   # or .csv: each record loaded, or why not (mwplib.data.own)
+    python -m mwplib install mpnet             # the RoBERTa-sized encoder, once (mwplib.models.mpnet)
 
 A file holds one problem per line, as a JSON string or an object with ``text`` (and optionally ``id``); each line
 gets one JSON line back: the equation, answer and warnings, or ``error`` saying why that line has no answer. The
@@ -94,9 +96,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         solve.add_argument(f"--{name}", default=value, help=f"of the run whose solver answers (default {value})")
     check = commands.add_parser("check", help="check a file of your own problems (.jsonl or .csv)")
     check.add_argument("file", type=Path)
+    install = commands.add_parser("install", help="install an optional encoder once (mpnet: about 400 MB)")
+    install.add_argument("encoder", choices=["mpnet"])
     args = parser.parse_args(argv)
     if args.command == "check":
         return check_file(args.file)
+    if args.command == "install":
+        from .models import mpnet
+
+        print(f"{mpnet.NAME} installed at {mpnet.install()}")
+        return 0
     if (args.text is None) == (args.file is None):
         parser.error("give one problem text or --file, not both")
     solver = trained.solver_for(args.model, args.embedding, args.dataset, args.profile)

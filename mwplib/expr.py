@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -39,6 +39,10 @@ ANSWER_TOLERANCE = 1e-4
 #: Integer exponents beyond this are refused: ``10^10^10`` must not hang a model evaluation.
 MAX_EXPONENT = 1024
 
+#: Deepest tree accepted: every function here recurses over a tree, so a 1,000-term sum would otherwise end in a
+#: RecursionError far from its input. The deepest gold expression of the datasets here has depth 10 or so.
+MAX_DEPTH = 200
+
 #: Exact powers whose numerator or denominator would exceed this many bits are refused too: each exponent of
 #: ``((10^1000)^1000)^1000`` is small, the result is not (no answer in these datasets comes near 2^100000).
 MAX_POWER_BITS = 100_000
@@ -54,11 +58,16 @@ class Node:
 
     value: str
     children: tuple["Node", ...] = ()
+    depth: int = field(default=1, init=False, compare=False, repr=False)  # of the tree under this node
 
     def __post_init__(self) -> None:
         if self.value in OPERATORS:
             if len(self.children) != 2:
                 raise ExpressionError(f"operator {self.value!r} needs 2 operands, got {len(self.children)}")
+            depth = 1 + max(child.depth for child in self.children)
+            if depth > MAX_DEPTH:
+                raise ExpressionError(f"expression deeper than {MAX_DEPTH} operators")
+            object.__setattr__(self, "depth", depth)
         elif self.children:
             raise ExpressionError(f"leaf {self.value!r} cannot have children")
         elif not (is_number(self.value) or _is_symbol(self.value)):
@@ -372,6 +381,14 @@ def unknowns(*nodes: Node) -> list[str]:
     return list(found)
 
 
+def _is_zero(node: Node) -> bool:
+    """Whether `node` is a constant expression equal to 0 (one with a symbol is not known to be)."""
+    try:
+        return evaluate(node) == 0
+    except ExpressionError:
+        return False
+
+
 def solve_for(lhs: Node, rhs: Node, var: str | None = "x") -> Node:
     """Rewrite ``lhs = rhs`` as an expression for `var` (matched case-insensitively) by inverting
     ``+ - * /`` along its path. `var` must occur exactly once; ``None`` means "the only unknown".
@@ -391,6 +408,8 @@ def solve_for(lhs: Node, rhs: Node, var: str | None = "x") -> Node:
         if op == "^":
             raise ExpressionError(f"cannot isolate {var!r} under '^' in equation {equation!r}")
         if any(_matches(t, var) for t in leaves(left)):
+            if op == "/" and _is_zero(right):
+                raise ExpressionError(f"{var!r} is divided by zero in equation {equation!r}: no solution")
             inverse = {"+": "-", "-": "+", "*": "/", "/": "*"}[op]
             target, other = left, Node(inverse, (other, right))
         else:
@@ -413,29 +432,40 @@ def exact_value(value: Fraction | float | int | str) -> Fraction:
             raise ExpressionError(f"{value!r} is not finite")
         return Fraction(repr(value))
     if isinstance(value, str):
+        written = value.replace(",", "").strip()
+        scale = re.search(r"[eE]([+-]?\d+)\Z", written)
+        digits = scale.group(1).lstrip("+-").lstrip("0") if scale else ""
+        if len(digits) > 6 or digits and int(digits) > MAX_EXPONENT:
+            raise ExpressionError(f"{value[:40]!r}: exponent beyond ±{MAX_EXPONENT}")  # 1e10000000: seconds
         try:
-            return Fraction(value.replace(",", "").strip())
-        except (ValueError, ZeroDivisionError):
-            raise ExpressionError(f"{value!r} is not a number") from None
+            return Fraction(written)
+        except (ValueError, ZeroDivisionError):  # also past Python's digit limit for int strings
+            raise ExpressionError(f"{value[:40]!r} is not a number") from None
     raise ExpressionError(f"{value!r} has unsupported type {type(value).__name__}")
+
+
+def _shown(number: Fraction) -> str:
+    """`number` for an error message: a huge one by its size (printing it can itself fail: Python's digit limit)."""
+    bits = max(number.numerator.bit_length(), number.denominator.bit_length())
+    return str(number) if bits <= 1000 else f"<a {bits}-bit number>"
 
 
 def _power(base: Fraction, exponent: Fraction) -> Fraction:
     if exponent.denominator == 1:
         if abs(exponent) > MAX_EXPONENT:
-            raise ExpressionError(f"exponent {exponent} too large (> {MAX_EXPONENT})")
+            raise ExpressionError(f"exponent {_shown(exponent)} too large (> {MAX_EXPONENT})")
         if base == 0 and exponent < 0:
             raise ExpressionError(f"division by zero (0 ^ {exponent})")
         if abs(exponent) * max(base.numerator.bit_length(), base.denominator.bit_length()) > MAX_POWER_BITS:
-            raise ExpressionError(f"{base} ^ {exponent} too large (> {MAX_POWER_BITS} bits)")
+            raise ExpressionError(f"{_shown(base)} ^ {exponent} too large (> {MAX_POWER_BITS} bits)")
         return base ** int(exponent)
     # Non-integer exponent: no exact rational in general, so computed in floating point (documented).
     if base < 0:
-        raise ExpressionError(f"negative base {base} with fractional exponent {exponent}")
+        raise ExpressionError(f"negative base {_shown(base)} with fractional exponent {_shown(exponent)}")
     try:
         return Fraction(float(base) ** float(exponent))
     except (OverflowError, ValueError, ZeroDivisionError):
-        raise ExpressionError(f"cannot compute {base} ^ {exponent}") from None
+        raise ExpressionError(f"cannot compute {_shown(base)} ^ {_shown(exponent)}") from None
 
 
 def _value(node: Node, values: Mapping[str, Fraction]) -> Fraction:

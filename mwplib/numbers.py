@@ -21,7 +21,7 @@ from typing import Sequence
 from .expr import ExpressionError, Node, exact_value, is_number, is_slot, leaves, map_leaves, parse_infix, slot_index
 
 _QUANTITY = re.compile(
-    r"(?<![A-Za-z0-9_])(?:"
+    r"(?<![A-Za-z0-9_])(?![\d,]*\d(?:st|nd|rd|th)\b)(?:"  # no part of an ordinal (1,000,000th) either
     r"(?<!/)(?P<fraction>\d+/[1-9]\d*)(?![\d/]|\.\d)"  # 3/4 (a zero denominator is not a fraction)
     r"|(?P<decimal>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)"
     r")(?!\d)(?!(?:st|nd|rd|th)\b)",
@@ -214,13 +214,18 @@ def _joined(text: str, left: re.Match[str], right: re.Match[str]) -> bool:
     return text[left.end():right.start()] in (" ", "-")
 
 
+#: Longest number phrase read, in words ("nine hundred and ninety nine thousand nine hundred and ninety nine" has
+#: 11): without a bound, "and and and …" made the search cubic in the text's length.
+MAX_PHRASE_WORDS = 16
+
+
 def _number_phrase(text: str, tokens: list[re.Match[str]], lower: list[str], i: int) -> tuple[int, int] | None:
     """Longest cardinal phrase starting at word `i` (``a hundred`` counts as one hundred):
     returns the index of its last word and its value."""
-    if lower[i] not in _PHRASE_WORDS and lower[i] != "a":
+    if lower[i] not in _PHRASE_WORDS and lower[i] != "a" or lower[i] == "and":
         return None
     end = i
-    while end + 1 < len(tokens) and lower[end + 1] in _PHRASE_WORDS \
+    while end + 1 < len(tokens) and end + 1 - i < MAX_PHRASE_WORDS and lower[end + 1] in _PHRASE_WORDS \
             and _joined(text, tokens[end], tokens[end + 1]):
         end += 1
     for last in range(end, i - 1, -1):

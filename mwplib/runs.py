@@ -591,7 +591,7 @@ def embedding_label(embedding: str) -> str:
     """"S" for scratch; "R (MiniLM)" etc. for a pretrained encoder, so no table passes MiniLM off as RoBERTa."""
     if embedding == "scratch":
         return "S"
-    return "R (MiniLM)" if embedding == "minilm" else f"R ({embedding})"
+    return {"minilm": "R (MiniLM)", "mpnet": "R (MPNet)"}.get(embedding, f"R ({embedding})")
 
 
 #: Column of Tables 2/16 for runs trained as the paper trains: on the whole training fold, reporting the best

@@ -319,3 +319,25 @@ def test_exact_value():
     for bad in (True, float("inf"), "3/0", "x", [1]):
         with pytest.raises(ExpressionError):
             exact_value(bad)
+
+
+def test_hostile_expressions_are_refused_quickly_never_crash() -> None:
+    """Found by a fuzz (issue #35): each is an ExpressionError (or a wrong answer), in well under a second."""
+    import time
+
+    from mwplib import expr, metrics
+
+    started = time.perf_counter()
+    for deep in ("+".join(["12"] * 1000), "(" * 300 + "1" + ")" * 300):
+        with pytest.raises(expr.ExpressionError, match="deep"):
+            expr.parse_infix(deep)
+    with pytest.raises(expr.ExpressionError, match="deeper than"):
+        expr.parse_prefix(["+"] * 600 + ["1"] * 601)
+    for huge in ("1e10000000", "1e" + "9" * 5000, "9" * 5000):
+        with pytest.raises(expr.ExpressionError):
+            expr.exact_value(huge)
+    assert expr.exact_value("2.5e-3") == Fraction(1, 400) and expr.exact_value("1E+0000007") == 10 ** 7
+    assert metrics.answer_correct(["^", "^", "^", "10", "1000", "5", "30"], [], 1.0) is False  # never raises
+    with pytest.raises(expr.ExpressionError, match="divided by zero"):
+        expr.solve_for(*expr.parse_equation("x/0=1"))
+    assert time.perf_counter() - started < 2.0

@@ -121,3 +121,16 @@ def test_asdiv_formula_operands_are_recovered_from_number_words():
         recovered += all(parse_number(operand) in values for operand in operands)
     assert len(problems) == 2305
     assert recovered >= 0.85 * len(problems)
+
+
+def test_ordinals_with_separators_and_runs_of_number_words() -> None:
+    """Found by a fuzz (issue #35): no part of an ordinal is a quantity; a text of 5,000 'and's is read at once."""
+    import time
+
+    assert [q.text for q in find_numbers("the 1,000,000th visitor won 5 prizes")] == ["5"]
+    assert [q.text for q in find_numbers("I have 1,000,000 coins")] == ["1,000,000"]
+    started = time.perf_counter()
+    assert words_to_numbers("and " * 5000)[0] == "and " * 5000
+    assert words_to_numbers("one " * 2000)[0].split()[:2] == ["1", "1"]
+    assert time.perf_counter() - started < 1.0
+    assert words_to_numbers("nine hundred and ninety nine thousand nine hundred and ninety nine") == ("999999", [])

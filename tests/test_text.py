@@ -54,10 +54,22 @@ def test_output_vocab_learns_constants_from_training_split() -> None:
         vocab.ids(["+", "N0", "7"], "b")
 
 
-def test_numbers_align_to_their_own_subtokens() -> None:
+def _installed(encoder: str) -> bool:
+    from mwplib.models.mpnet import NotInstalled, model_path
+
+    try:
+        return encoder != "mpnet" or model_path().exists()
+    except NotInstalled:
+        return False
+
+
+@pytest.mark.parametrize("encoder", ["minilm", "mpnet"])
+def test_numbers_align_to_their_own_subtokens(encoder) -> None:
     """Word positions index words; each number's pooled vector is the mean of exactly its sub-tokens."""
+    if not _installed(encoder):
+        pytest.skip(f"{encoder} is not installed here (python -m mwplib install {encoder})")
     words = ["unbelievably", ",", "she", "has", "12.5", "apples", "and", "1200", "pears"]
-    tok = _tokenizer("minilm")
+    tok = _tokenizer(encoder)
     alignment = align_subwords(tok, words)
     for index in (4, 7):
         pieces = [alignment.input_ids[i] for i, w in enumerate(alignment.word_of) if w == index]

