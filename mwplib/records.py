@@ -11,9 +11,10 @@ import gzip
 import json
 import os
 import tempfile
+import warnings
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 SUFFIX = ".json.gz"
 
@@ -36,6 +37,18 @@ def read_record(path: Path) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise DamagedRecord(f"{path}: damaged record (a JSON {type(record).__name__}, not an object)")
     return record
+
+
+def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """The records at `paths` that can be read; each damaged one is set aside with a warning naming it (a table
+    over many records still renders; the damaged file stays for git to restore, and no run is trained over it)."""
+    records = []
+    for path in paths:
+        try:
+            records.append(read_record(path))
+        except DamagedRecord as error:
+            warnings.warn(str(error), stacklevel=2)
+    return records
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:

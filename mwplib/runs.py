@@ -30,7 +30,7 @@ from .models import ModelConfig, build_model, paper_config
 from .models.config import ADDED_FIELDS
 from .problem import Problem, Split
 from .profiles import PROFILES, Profile, get_profile
-from .records import SUFFIX, read_record, record_path, write_record
+from .records import SUFFIX, read_record, read_records, record_path, write_record
 from .repro import run_manifest
 from .solver import save_checkpoint
 from .train import pick_device, train_model
@@ -283,10 +283,9 @@ def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[flo
     by (model, embedding, dataset) and by (model, embedding): what :func:`estimate_minutes` times a run by."""
     device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
-    for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}"):
-        if get_profile(path.parents[2].name).train_limit is not None:  # smoke: per-call overhead dominates
-            continue
-        rec = read_record(path)
+    whole = [path for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}")  # smoke: overhead dominates
+             if path.parents[2].name in PROFILES and get_profile(path.parents[2].name).train_limit is None]
+    for rec in read_records(whole):
         if "spec" in rec and "timing" in rec and rec["device"] == device:
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
@@ -530,8 +529,8 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
         return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
 
     prof = get_profile(profile)
-    records = [read_record(path) for dataset in datasets
-               for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}"))]
+    records = read_records(path for dataset in datasets
+                           for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}")))
     rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]

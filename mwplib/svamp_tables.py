@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from . import expr, metrics
-from .analysis import (SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctness, easy_hard_partition, percent,
-                       removal_ablation, svamp_subset_ids)
+from .analysis import (OPERATION_OF_TYPE, SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctness,
+                       easy_hard_partition, percent, removal_ablation, svamp_subset_ids)
 from .problem import Problem
 from .report import paper_vs_ours
 from .runs import SVAMP_DATASET, embedding_label, stand_in_note
@@ -183,18 +183,27 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
 
 
 def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
-             embeddings: Sequence[str] = ()) -> pd.DataFrame:
+             embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
-    Every model × embedding asked for gets its rows, run or not; ``note`` labels a stand-in run."""
+    Every model × embedding asked for gets its rows, run or not; ``note`` labels a stand-in run, and, given
+    `json_types` (id → SVAMP.json's ``Type``), an ADD/SUB/MUL/DIV subset whose size SVAMP.json puts otherwise:
+    the subsets follow the training CSV's ``Type``, which differs from SVAMP.json's for five problems."""
+    by_json = dict.fromkeys(OPERATION_OF_TYPE.values(), 0) if json_types else {}
+    for problem in problems:
+        if json_types and (operation := OPERATION_OF_TYPE.get(json_types.get(problem.id, ""))):
+            by_json[operation] = by_json.get(operation, 0) + 1
     rows = []
     for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items():
         correct = correctness(runs)
         paper = PAPER_TABLE_10.get(model)
         for subset, ids in svamp_subset_ids(scored_problems(problems, correct)).items():
+            typed = (f"by the CSV's Type; SVAMP.json's gives n = {by_json[subset]}"
+                     if subset in by_json and by_json[subset] != len(ids) else "")
             rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
-                         "ours": percent(correct, ids), "n": len(ids), "note": stand_in_note(runs)})
+                         "ours": percent(correct, ids), "n": len(ids),
+                         "note": "; ".join(filter(None, (stand_in_note(runs), typed)))})
     return paper_vs_ours(rows, keys=["subset", "model", "emb"])
 
 
@@ -225,6 +234,30 @@ def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     if not scored:
         raise ValueError("no runs with predictions to choose the best model from")
     return max(scored, key=lambda pair: pair[0])[1]
+
+
+#: The paper's best model on SVAMP, whose ablations Tables 13–15 report (§5.3).
+PAPER_BEST_MODEL = "Graph2Tree (R, RoBERTa)"
+
+
+def best_models(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Every model × embedding tested on SVAMP under both protocols, and which is best under each (notebook 04):
+    ours (epoch chosen on validation: Tables 13–15 use this one, the only epoch whose per-problem predictions are
+    recorded) and the paper's protocol (each run's best test epoch)."""
+    rows = []
+    for runs in group_runs(records).values():
+        n = sum(r["n_test"] for r in runs)
+        rows.append({"model": model_label(runs), "n": n, "ours, epoch by validation": percent(correctness(runs)),
+                     "ours, best test epoch (the paper's protocol)":
+                         100 * sum(r["metrics"]["peer_test_accuracy"] * r["n_test"] for r in runs) / n})
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    for column, best in (("ours, epoch by validation", "best, ours"),
+                         ("ours, best test epoch (the paper's protocol)", "best, paper's protocol")):
+        frame[best] = frame[column] == frame[column].max()
+    frame["paper's best"] = PAPER_BEST_MODEL
+    return frame
 
 
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -60,8 +60,7 @@ class MissingWeights(FileNotFoundError):
     asked for is not recorded."""
 
 
-def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, name: str,
-                *, force: bool = False) -> dict[str, Any]:
+def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, name: str) -> dict[str, Any]:
     """Predictions of the trained run `record` (from :func:`mwplib.runs.run`) on `test`, named `name`
     (e.g. "without_questions"); cached. Returns a dict with ``predictions`` in the format of `mwplib.train.score`,
     ``accuracy`` (fraction), ``n_test``, ``n_missing_slots`` and ``n_empty_text`` (unsolved, not run)."""
@@ -71,15 +70,16 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
     spec = record["spec"]
     folder = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"]
     path = record_path(folder, f"{record['key']}-on-{name}-{checksum}")
-    if path.exists() and not force:
+    if path.exists():
         cached = read_record(path)
         if cached.get("weights") == record.get("weights"):  # evaluated with the recorded run's weights
             return cached
     checkpoint = weights_of(record)
     if checkpoint is None:
         raise MissingWeights(f"run {record['key']} ({spec['model']} on {spec['split']}) has no checkpoint of its "
-                             f"recorded weights at {checkpoint_path(record['key'])}; retrain it with "
-                             f"mwplib.runs.run(..., force=True)")
+                             f"recorded weights at {checkpoint_path(record['key'])}: they stayed on the machine that "
+                             "trained it, and weights retrained here are another training, whose evaluation would "
+                             "not be this run's")
     model, max_len = load_checkpoint(checkpoint)
     encoded = [_encode_present(p) for p in test]
     # a text left with no words (the question was all of it) gives the model nothing to read: unsolved

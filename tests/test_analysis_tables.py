@@ -56,6 +56,10 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     assert (table10.loc[("Full Set", "GTS"), "n"], table10.loc[("ADD", "GTS"), "n"]) == (1, 1)
     assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
     assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == st.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
+    typed = st.table_10([svamp], problems, ["gts"], ["scratch"], json_types={"x": "Subtraction"})
+    notes = typed.set_index("subset")["note"]  # SVAMP.json types problem x otherwise: the ADD row says so
+    assert notes["ADD"] == "by the CSV's Type; SVAMP.json's gives n = 0" and notes["SUB"].endswith("n = 1")
+    assert notes["Full Set"] == ""
     table11 = st.table_11([evaluation(svamp, {"x": False})], [svamp], [], [], ["gts"], ["scratch"])
     assert table11["test set"].tolist() == ["SVAMP w/o questions", "ASDiv-A w/o questions"]
 
@@ -190,3 +194,15 @@ def test_with_without_figure_draws_only_evaluated_runs_a_panel_per_dataset() -> 
     assert bars == [pytest.approx(75.0), pytest.approx(25.0)]  # with, without the question
     assert fig.axes[0].collections[0].get_offsets()[0][1] == 76.2  # the paper's GTS R on MAWPS, Table 3
     assert "no run evaluated" in st.plot_with_without(table3[table3["folds"] == 0]).axes[0].texts[0].get_text()
+
+
+def test_the_best_model_is_named_under_both_protocols() -> None:
+    """The paper chose its best model at the best test epoch; ours is chosen on validation: both are named."""
+    weak_now = run("w", "graph2tree", "minilm", "svamp", {"a": True, "b": False, "c": False, "d": False})
+    steady = run("s", "graph2tree", "scratch", "svamp", {"a": True, "b": True, "c": False, "d": False})
+    weak_now["metrics"], steady["metrics"] = {"peer_test_accuracy": 0.75}, {"peer_test_accuracy": 0.5}
+    table = st.best_models([weak_now, steady]).set_index("model")
+    assert table.loc["Graph2Tree (S)", ["ours, epoch by validation", "best, ours"]].tolist() == [50.0, True]
+    assert table.loc["Graph2Tree (R (MiniLM))", ["ours, best test epoch (the paper's protocol)",
+                                                 "best, paper's protocol"]].tolist() == [75.0, True]
+    assert not table.loc["Graph2Tree (S)", "best, paper's protocol"]

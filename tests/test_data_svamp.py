@@ -249,3 +249,46 @@ def test_a_short_or_long_csv_row_is_named(tmp_path, monkeypatch) -> None:
         monkeypatch.setattr(svamp, "data_file", lambda relpath: path)
         with pytest.raises(DataError, match=rf"x\.csv#row1: {fields} fields, the header has 5"):
             svamp._read_csv("x.csv")
+
+
+def test_hostile_records_in_own_data_mode_are_named_data_errors(monkeypatch) -> None:
+    """A copy of data/ with its checksums rewritten (own data) must fail by name, never with a raw KeyError /
+    TypeError, and never pass a bad answer through (issue #35's fuzz)."""
+    from mwplib.data import derivations, mawps, svamp
+
+    good = {"Question": "q", "Numbers": "1 2", "Equation": "+ number0 number1", "Answer": "3", "Body": "b"}
+    for field, value, reason in [("Answer", "nan", "finite"), ("Answer", "true", "not a number"),
+                                 ("Answer", "1e400", "finite"), ("group_nums", "null", "not a JSON list"),
+                                 ("Grade", "x", "cannot parse row")]:
+        with pytest.raises(DataError, match=rf"rows\.csv#row0: .*{reason}"):
+            svamp._parse_row({**good, field: value}, "rows.csv#row0", False)
+    record = {"ID": "chal-1", "Body": "Tom has 3 apples.", "Question": "How many?", "Equation": "( 3.0 )",
+              "Answer": 3.0, "Type": "Addition"}
+    monkeypatch.setattr(svamp, "_variation_meta", lambda: {"chal-1": {}})
+    for hostile, reason in [({**record, "Body": None}, "must be text"), ({**record, "Answer": True}, "must be a number"),
+                            ({**record, "Answer": float("nan")}, "finite"), ("chal-1", "not an object")]:
+        monkeypatch.setattr(svamp, "read_json", lambda relpath, hostile=hostile: [hostile])
+        with pytest.raises(DataError, match=reason):
+            svamp._svamp_json.__wrapped__()
+    mawps_record = {"iIndex": 7, "sQuestion": "Tom has 3 apples. How many?", "lEquations": ["x=3"], "lSolutions": [3]}
+    for hostile, reason in [({**mawps_record, "lEquations": "x=3"}, "list of equations"),
+                            ({**mawps_record, "lSolutions": "30"}, "list of one solution"),
+                            ({**mawps_record, "lSolutions": [True]}, "must be a number"),
+                            ({**mawps_record, "lSolutions": [1e308 * 10]}, "finite"),
+                            ({**mawps_record, "sQuestion": None}, "malformed record")]:
+        with pytest.raises(DataError, match=reason):
+            mawps._problem(hostile, "mawps-7", "mawps.json#iIndex=7", {})
+    assert mawps._problem(mawps_record, "mawps-7", "m", {}).answer == 3.0
+    for value in ("inf", "nan", True, None):
+        with pytest.raises(DataError, match="not a finite number"):
+            derivations._annotated_value(value, "draw.json#1")
+
+
+def test_an_invalid_utf8_csv_is_named(tmp_path, monkeypatch) -> None:
+    from mwplib.data import svamp
+
+    path = tmp_path / "rows.csv"
+    path.write_bytes(b"Question,Numbers,Equation,Answer,Body\nq \xff,1 2,+ number0 number1,3,b\n")
+    monkeypatch.setattr(svamp, "data_file", lambda relpath: path)
+    with pytest.raises(DataError, match=r"x\.csv: unreadable \(UnicodeDecodeError"):
+        svamp._read_csv("x.csv")

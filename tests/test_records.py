@@ -28,3 +28,15 @@ def test_a_damaged_record_is_named(tmp_path, content) -> None:
     path.write_bytes(content)
     with pytest.raises(DamagedRecord, match="r.json.gz: damaged record"):
         read_record(path)
+
+
+def test_a_damaged_record_is_set_aside_and_the_rest_still_read(tmp_path) -> None:
+    from mwplib.records import read_records
+
+    good = record_path(tmp_path, "good")
+    write_record(good, {"key": "good"})
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"truncated")
+    with pytest.warns(UserWarning, match="bad.json.gz: damaged record"):
+        assert read_records([bad, good]) == [{"key": "good"}]
+    assert bad.read_bytes() == b"truncated"  # left for git to restore

@@ -444,3 +444,15 @@ def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolat
                                "gts": "epochs=1 (a cell quick's plan does not train)"}
     assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, "quick", train_missing=False) == []
     assert runs.planned_runs("quick", ["gts"], ["scratch"], ["mawps", "own"])["dataset"].tolist() == ["own"]
+
+
+def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
+    """What README's reproducibility statement promises: the same run trained twice here is the same run (its
+    manifest records the thread count that this holds for)."""
+    problems = toy_problems(12)
+    spec = replace(_spec(), epochs=2)
+    first = runs.run(spec, problems, problems[:4], "full", progress=False)
+    again = runs.run(spec, problems, problems[:4], "full", progress=False, force=True)
+    assert again["predictions"] == first["predictions"] and again["weights"] == first["weights"]
+    assert [h["val_accuracy"] for h in again["history"]] == [h["val_accuracy"] for h in first["history"]]
+    assert first["manifest"]["threads"] == torch.get_num_threads() == 1  # the suite trains on one thread

@@ -33,6 +33,7 @@ _LAZY = {
     "load_math23k_public_test": "math23k",
     "math23k_issues": "math23k",
     "svamp_issues": "svamp",
+    "svamp_seeds": "svamp",
     "data_inventory": "inventory",
     "load_derivations": "derivations",
     "derivation_splits": "derivations",

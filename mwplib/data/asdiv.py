@@ -9,6 +9,7 @@ still missing from the text stays a constant and is listed as a ``number-not-in-
 from __future__ import annotations
 
 import functools
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -49,8 +50,10 @@ def _child_text(element: ET.Element, tag: str, source: str) -> str:
 
 
 def _answer(raw: str) -> float | None:
+    """The answer's number, or None (listed as unreadable) when it has none or one too large for a float."""
     match = _ANSWER.match(raw)
-    return float(match.group(1).replace(",", "")) if match else None
+    value = float(match.group(1).replace(",", "")) if match and len(match.group(1)) <= 100 else None
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _problem(element: ET.Element, fold: int) -> Problem:

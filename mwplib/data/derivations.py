@@ -84,9 +84,11 @@ def number_value(token: str) -> Fraction | None:
 
 def _annotated_value(value: Any, where: str) -> Fraction:
     try:
+        if isinstance(value, bool):
+            raise TypeError("a boolean")
         return Fraction(float(value)).limit_denominator(10**6)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"{where}: annotated value {value!r} is not a number") from err
+    except (TypeError, ValueError, OverflowError) as err:  # OverflowError: inf; ValueError: nan, text
+        raise DataError(f"{where}: annotated value {str(value)[:40]!r} is not a finite number") from err
 
 
 def _close(a: Fraction, b: Fraction) -> bool:

@@ -9,6 +9,7 @@ that every count the notebooks report can be traced back to the records behind i
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Iterable, Sequence
 
 from mwplib.data.checksums import DataError, data_file
@@ -35,6 +36,28 @@ def read_json(relpath: str) -> Any:
             return json.load(handle)
         except json.JSONDecodeError as error:
             raise DataError(f"{relpath}: invalid JSON ({error})") from None
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:  # not UTF-8, an int past the digit limit
+            raise DataError(f"{relpath}: unreadable ({type(error).__name__}: {str(error)[:80]})") from None
+
+
+def finite_number(value: Any, what: str, source: str, *, written: bool = False) -> float:
+    """A record's number as a finite float: a JSON number (never a boolean) or, with `written`, one written as text
+    (CSV cells, MAWPS's string solutions); anything else raises :class:`DataError` naming the source. Without this,
+    ``true`` was read as 1.0 and NaN or 1e400 passed as answers."""
+    if written and isinstance(value, str) and len(value) <= 100:
+        try:
+            value = float(value.replace(",", ""))
+        except ValueError:
+            raise DataError(f"{source}: {what} {value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"{source}: {what} must be a number, got {type(value).__name__} {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise DataError(f"{source}: {what} is too large for a float") from None
+    if not math.isfinite(number):
+        raise DataError(f"{source}: {what} must be finite, got {number}")
+    return number
 
 
 def text_numbers(text: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ import functools
 from typing import Any, Mapping
 
 from mwplib.data.checksums import DataError
-from mwplib.data.gold import (NO_EXPRESSION, issue_list, prefix_issues, read_json, slot_prefix,
+from mwplib.data.gold import (NO_EXPRESSION, finite_number, issue_list, prefix_issues, read_json, slot_prefix,
                               text_numbers)
 from mwplib.data.questions import split_question
 from mwplib.expr import ExpressionError, Node, parse_equation, parse_infix, solve_for
@@ -38,21 +38,20 @@ def unknown_expression(equation: str) -> Node:
 
 
 def _answer(record: Mapping[str, Any], source: str) -> float:
-    solutions = record.get("lSolutions") or []
-    if len(solutions) != 1:
-        raise DataError(f"{source}: expected one solution, found {solutions!r}")
-    try:
-        return float(solutions[0])
-    except (TypeError, ValueError):
-        raise DataError(f"{source}: solution {solutions[0]!r} is not a number") from None
+    solutions = record.get("lSolutions")
+    if not isinstance(solutions, list) or len(solutions) != 1:
+        raise DataError(f"{source}: expected a list of one solution, found {solutions!r:.60}")
+    return finite_number(solutions[0], "solution", source, written=True)  # MAWPS writes some as strings
 
 
 def _problem(record: Mapping[str, Any], problem_id: str, source: str, meta: Mapping[str, Any]) -> Problem:
     """One MAWPS-format record (``iIndex, sQuestion, lEquations, lSolutions``) as a Problem."""
     try:
-        text, equations = " ".join(record["sQuestion"].split()), list(record["lEquations"])
+        text, equations = " ".join(record["sQuestion"].split()), record["lEquations"]
     except (KeyError, AttributeError, TypeError) as error:
         raise DataError(f"{source}: malformed record ({error!r})") from None
+    if not isinstance(equations, list) or not all(isinstance(e, str) for e in equations):
+        raise DataError(f"{source}: lEquations must be a list of equations, got {equations!r:.60}")
     body, question = split_question(text)
     numbers = text_numbers(f"{body} {question}")
     answer = _answer(record, source)
@@ -81,6 +80,9 @@ def _mawps_2373() -> tuple[Problem, ...]:
                         f"and {len(membership)} records; the three must list the same problems")
     problems = []
     for position, (record, copy, member) in enumerate(zip(records, combine, membership)):
+        if not isinstance(record, dict) or not isinstance(record.get("iIndex"), int) or isinstance(
+                record.get("iIndex"), bool):
+            raise DataError(f"{MAWPS_SOURCE}#position{position}: a record without an integer iIndex")
         source = f"{MAWPS_SOURCE}#iIndex={record.get('iIndex')}"
         differing = [name for name in _SHARED_FIELDS if record.get(name) != copy.get(name)]
         if differing:

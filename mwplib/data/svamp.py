@@ -19,7 +19,7 @@ from typing import Any, Iterable, Literal, Sequence
 from mwplib.data.asdiv import load_asdiv_a_problems
 from mwplib.data.checksums import DataError, data_file
 from mwplib.data.errata import apply_errata
-from mwplib.data.gold import issue_list, prefix_issues, read_json, text_numbers
+from mwplib.data.gold import finite_number, issue_list, prefix_issues, read_json, text_numbers
 from mwplib.data.mawps import load_mawps_2373
 from mwplib.expr import ExpressionError, is_slot, parse_infix, parse_prefix, slot_index, to_prefix
 from mwplib.numbers import format_number, map_equation
@@ -54,7 +54,10 @@ _EMPTY_BODY = "Empty"  # what some CSV rows hold in `Body` for question-only pro
 def _read_csv(relpath: str) -> tuple[dict[str, str], ...]:
     with data_file(relpath).open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
-        rows = tuple(reader)
+        try:
+            rows = tuple(reader)
+        except (UnicodeDecodeError, csv.Error) as error:
+            raise DataError(f"{relpath}: unreadable ({type(error).__name__}: {error})") from None
     required = {"Question", "Numbers", "Equation", "Answer", "Body"}
     if rows and not required <= rows[0].keys():
         raise DataError(f"{relpath}: missing columns {sorted(required - rows[0].keys())}")
@@ -114,12 +117,15 @@ def _gold(numbers_field: str, equation_field: str) -> tuple[tuple[str, ...], tup
 
 
 def _parse_row(row: dict[str, str], source: str, body_only: bool) -> _Row:
+    answer = finite_number(row["Answer"], "Answer", source, written=True)
     try:
         numbers, prefix = _gold(row["Numbers"], row["Equation"])
-        answer = float(row["Answer"])
         group_nums = json.loads(row["group_nums"]) if row.get("group_nums") else []
-    except (ExpressionError, ValueError) as error:
+        grade = int(row["Grade"]) if row.get("Grade") else None
+    except (ExpressionError, ValueError, RecursionError) as error:
         raise DataError(f"{source}: cannot parse row ({error})") from None
+    if not isinstance(group_nums, list):
+        raise DataError(f"{source}: group_nums {row['group_nums']!r:.40} is not a JSON list")
     out_of_range = [t for t in prefix if is_slot(t) and slot_index(t) >= len(numbers)]
     if out_of_range:
         raise DataError(f"{source}: equation uses {out_of_range} but Numbers has {len(numbers)} values")
@@ -131,8 +137,8 @@ def _parse_row(row: dict[str, str], source: str, body_only: bool) -> _Row:
     if body.strip() == _EMPTY_BODY:
         body = ""
     meta: dict[str, Any] = {"group_nums": tuple(group_nums), "source": source}
-    if row.get("Grade"):
-        meta["grade"] = int(row["Grade"])
+    if grade is not None:
+        meta["grade"] = grade
     if row.get("Type"):
         meta["type"] = row["Type"]
     if row.get("Variation Type"):
@@ -214,6 +220,18 @@ def _asdiv_a_pool() -> tuple[_Candidate, ...]:
     return tuple(_Candidate(p.id, p.text, p.numbers, p.meta["fold"]) for p in load_asdiv_a_problems())
 
 
+#: The authors' own SVAMP file at commit 04df0ae, with each row's variation codes: "00" marks the 100 seeds.
+SEED_HISTORY = "svamp/history/mawps-asdiv-a_svamp_dev_at_04df0ae.csv"
+
+
+def svamp_seeds() -> list[tuple[str | None, str, str]]:
+    """SVAMP's seed problems (the rows of variation type 00 in :data:`SEED_HISTORY`), each as (the ASDiv-A id it
+    joins to, or None; how it joined: exact, text, fuzzy; its annotated Type): what §5.1's selection chose."""
+    rows = [row for row in _rows(SEED_HISTORY) if row.meta.get("variation_codes") == ("00",)]
+    return [(problem_id, how, row.meta.get("type", "")) for row, (problem_id, how) in
+            zip(rows, _join(rows, _asdiv_a_pool()))]
+
+
 @functools.lru_cache(maxsize=None)
 def _svamp_csv_ids() -> tuple[str, ...]:
     """SVAMP.json id of each row of mawps-asdiv-a_svamp/dev.csv (the derived variation file's csv_row)."""
@@ -289,16 +307,20 @@ def _svamp_json() -> tuple[Problem, ...]:
     variations = _variation_meta()
     problems = []
     for i, record in enumerate(read_json(SVAMP_JSON)):
+        if not isinstance(record, dict):
+            raise DataError(f"{SVAMP_JSON}#record{i}: not an object ({type(record).__name__})")
         source = f"{SVAMP_JSON}#{record.get('ID', f'record{i}')}"
         try:
+            if not all(isinstance(record[name], str) for name in ("Body", "Question", "Equation", "ID", "Type")):
+                raise ValueError("Body, Question, Equation, ID and Type must be text")
             body, question = " ".join(record["Body"].split()), " ".join(record["Question"].split())
             numbers = text_numbers(f"{body} {question}")
             prefix = tuple(to_prefix(map_equation(parse_infix(record["Equation"]), numbers)))
-            answer = float(record["Answer"])
+            answer = finite_number(record["Answer"], "Answer", source)
             # numbers only: an answer erratum is applied later, so answers are checked after it, not here
             issues = tuple(prefix_issues(prefix, numbers, None, report_constants=True))
             meta = {"type": record["Type"], **variations[record["ID"]], "source": source, "issues": issues}
-        except (KeyError, ValueError) as error:  # ExpressionError is a ValueError
+        except (KeyError, ValueError, TypeError, RecursionError) as error:  # ExpressionError is a ValueError
             raise DataError(f"{source}: cannot parse record ({type(error).__name__}: {error})") from None
         problems.append(Problem(record["ID"], body, question, record["Equation"], answer, numbers, prefix, meta))
     return tuple(problems)

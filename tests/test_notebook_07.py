@@ -1,0 +1,19 @@
+"""Notebook 07 (how SVAMP was built; right answers from other equations) under the smoke profile."""
+import pandas as pd
+import pytest
+from notebook_runner import execute_notebook
+
+from mwplib import paths
+from mwplib.svamp_construction import PAPER_TABLE_7
+
+
+@pytest.mark.slow
+def test_notebook_07_smoke():
+    m = execute_notebook("07_svamp_construction", "smoke")
+    table7 = pd.read_csv(paths.tables_dir("smoke") / "table07_seed_selection.csv").set_index("group")
+    # the paper's group sizes are ASDiv-A's own (1,218 problems): ours must match them exactly
+    for group, (examples, seeds) in PAPER_TABLE_7.items():
+        assert table7.loc[group, "examples in ASDiv-A"] == table7.loc[group, "paper: examples"] == examples
+        assert m[f"table7_seeds_{group.lower()}"] == table7.loc[group, "seeds"] <= seeds
+        assert 0 <= table7.loc[group, "ours that are SVAMP's"] <= table7.loc[group, "seeds"]
+    assert table7.loc["Total", "SVAMP's seeds among the candidates"] <= 100
