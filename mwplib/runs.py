@@ -549,7 +549,7 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
             what = (f"epochs={spec['epochs']}, patience={spec.get('patience', 0)} (the plan's: {planned.epochs}, "
                     f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {prof.name}'s plan "
                                                            "does not train)")
-            rows.append((where, what, scores(rec), (*where[:4], planned.epochs, planned.patience)))
+            rows.append((where, what, scores(rec), (*where[:4], planned.epochs, planned.patience) if in_plan else None))
     columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
                "default config: test"]
     return pd.DataFrame([(*where, changed, *score, *default_runs.get(beside, (None, None)))
