@@ -84,6 +84,15 @@ def sentence_vectors(texts: Sequence[str], encoder: str = "minilm", batch_size: 
     return np.concatenate(out) if out else np.zeros((0, 0))
 
 
+def pool_vectors(pools: Mapping[str, Sequence[Problem]], encoder: str = "minilm") -> dict[str, np.ndarray]:
+    """:func:`sentence_vectors` of every group's problems (rows in pool order), the encoder loaded once."""
+    texts = [p.text for pool in pools.values() for p in pool]
+    vectors, start, out = sentence_vectors(texts, encoder), 0, {}
+    for group, pool in pools.items():
+        out[group], start = vectors[start:start + len(pool)], start + len(pool)
+    return out
+
+
 def select_seeds(pools: Mapping[str, Sequence[Problem]], counts: Mapping[str, int],
                  vectors: Mapping[str, np.ndarray], seed: int = 0) -> dict[str, list[str]]:
     """Per group, k-means with `counts[group]` clusters over its problems' `vectors` (rows in pool order) and the

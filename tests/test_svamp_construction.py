@@ -62,3 +62,13 @@ def test_a_right_answer_from_a_same_valued_number_is_told_apart() -> None:
               "predictions": [{"id": "p", **misplaced}]}
     row = sc.lucky_table([record], {("toy", 0): [problem]}, lambda e: "S").iloc[0]
     assert (row["right, other equation"], row["of which a same-valued number"]) == (1, 1)
+
+
+def test_pool_vectors_embed_each_group_in_order_with_one_encoder() -> None:
+    problems = [_problem(f"p{i}", text, ("+", "N0", "N1"), ("1", "2"), 3.0) for i, text in
+                enumerate(["Tom has 1 apple and 2 pears.", "A red car drove 2 miles.", "She baked 1 cake."])]
+    vectors = sc.pool_vectors({"Addition": problems[:2], "Division": problems[2:]})
+    alone = sc.sentence_vectors([p.text for p in problems])
+    assert [v.shape for v in vectors.values()] == [(2, 384), (1, 384)]
+    assert np.allclose(np.concatenate(list(vectors.values())), alone, atol=1e-5)
+    assert np.allclose(np.linalg.norm(alone, axis=1), 1.0, atol=1e-5)
