@@ -61,6 +61,7 @@ BAD = [  # (record, the reason's words)
     (b"\xff\xfe", "not valid UTF-8"),
     (b"[" * 100000, "not JSON"),
     (b'{"id": "big", "answer": ' + b"9" * 5000 + b"}", "not JSON"),
+    ({**GOOD, "text": "Sam has " + "9" * 4400 + " marbles."}, "cannot be read"),
 ]
 
 

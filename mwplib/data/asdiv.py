@@ -71,7 +71,7 @@ def _problem(element: ET.Element, fold: int) -> Problem:
         grade = int(element.get("Grade", ""))
     except ValueError:
         raise DataError(f"{source}: Grade {element.get('Grade')!r} is not an integer") from None
-    numbers = text_numbers(f"{body} {question}")
+    numbers = text_numbers(f"{body} {question}", source)
     answer = _answer(raw_answer)
     issues = [] if answer is not None else [f"{UNREADABLE_ANSWER}: {raw_answer!r}"]
     prefix: tuple[str, ...] = ()

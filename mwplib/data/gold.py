@@ -60,9 +60,13 @@ def finite_number(value: Any, what: str, source: str, *, written: bool = False) 
     return number
 
 
-def text_numbers(text: str) -> tuple[str, ...]:
-    """The quantities of `text` in order, normalised as `Problem.numbers` expects."""
-    return tuple(format_number(quantity.value) for quantity in find_numbers(text))
+def text_numbers(text: str, source: str = "") -> tuple[str, ...]:
+    """The quantities of `text` in order, normalised as `Problem.numbers` expects; a numeral past Python's digit
+    limit for numbers (4,300 digits) is a :class:`DataError` naming `source`, not a crash."""
+    try:
+        return tuple(format_number(quantity.value) for quantity in find_numbers(text))
+    except ValueError as error:
+        raise DataError(f"{source or text[:60]!r}: a number of the text cannot be read ({str(error)[:80]})") from None
 
 
 def slot_prefix(target: Node, numbers: Sequence[str]) -> tuple[str, ...]:

@@ -91,8 +91,16 @@ def _fractions_to_slots(node: Node, slots: dict[str, int]) -> Node:
 
 
 def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> Problem:
+    fields = ("id", "original_text", "segmented_text", "equation", "ans")
+    if not isinstance(record, dict) or (missing := [f for f in fields if f not in record]):
+        raise DataError(f"{source}: not a Math23K record (missing {missing if isinstance(record, dict) else fields})")
+    if not all(isinstance(record[f], str) for f in fields[1:4]) or isinstance(record["ans"], (bool, list, dict)):
+        raise DataError(f"{source}: original_text, segmented_text and equation must be text, ans a number or text")
     text, equation, raw_answer = record["original_text"], record["equation"], str(record["ans"])
-    quantities = find_numbers(text)
+    try:
+        quantities = find_numbers(text)
+    except ValueError as error:  # a numeral past Python's digit limit
+        raise DataError(f"{source}: a number of the text cannot be read ({str(error)[:80]})") from None
     numbers = tuple(format_number(quantity.value) for quantity in quantities)
     fractions = {quantity.text: index for index, quantity in enumerate(quantities) if "/" in quantity.text}
     issues: list[str] = []

@@ -53,7 +53,7 @@ def _problem(record: Mapping[str, Any], problem_id: str, source: str, meta: Mapp
     if not isinstance(equations, list) or not all(isinstance(e, str) for e in equations):
         raise DataError(f"{source}: lEquations must be a list of equations, got {equations!r:.60}")
     body, question = split_question(text)
-    numbers = text_numbers(f"{body} {question}")
+    numbers = text_numbers(f"{body} {question}", source)
     answer = _answer(record, source)
     prefix: tuple[str, ...] = ()
     try:

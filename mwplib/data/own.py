@@ -167,7 +167,10 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
     if not (body or question):
         raise _Refused("empty text")
     equation, answer = _text(record, "equation"), _number(record["answer"], "answer", csv_cell)
-    numbers = text_numbers(f"{body} {question}")
+    try:
+        numbers = text_numbers(f"{body} {question}", source)
+    except DataError as error:  # a numeral past Python's digit limit
+        raise _Refused(str(error).removeprefix(f"{source}: ")) from None
     try:
         target = _expression(equation)
         prefix = slot_prefix(target, numbers)

@@ -314,7 +314,7 @@ def _svamp_json() -> tuple[Problem, ...]:
             if not all(isinstance(record[name], str) for name in ("Body", "Question", "Equation", "ID", "Type")):
                 raise ValueError("Body, Question, Equation, ID and Type must be text")
             body, question = " ".join(record["Body"].split()), " ".join(record["Question"].split())
-            numbers = text_numbers(f"{body} {question}")
+            numbers = text_numbers(f"{body} {question}", source)
             prefix = tuple(to_prefix(map_equation(parse_infix(record["Equation"]), numbers)))
             answer = finite_number(record["Answer"], "Answer", source)
             # numbers only: an answer erratum is applied later, so answers are checked after it, not here
