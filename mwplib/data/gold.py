@@ -44,19 +44,20 @@ def finite_number(value: Any, what: str, source: str, *, written: bool = False) 
     """A record's number as a finite float: a JSON number (never a boolean) or, with `written`, one written as text
     (CSV cells, MAWPS's string solutions); anything else raises :class:`DataError` naming the source. Without this,
     ``true`` was read as 1.0 and NaN or 1e400 passed as answers."""
+    where = f"{source}: " if source else ""
     if written and isinstance(value, str) and len(value) <= 100:
         try:
             value = float(value.replace(",", ""))
         except ValueError:
-            raise DataError(f"{source}: {what} {value!r} is not a number") from None
+            raise DataError(f"{where}{what} {value!r} is not a number") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"{source}: {what} must be a number, got {type(value).__name__} {str(value)[:40]!r}")
+        raise DataError(f"{where}{what} must be a number, got {type(value).__name__} {str(value)[:40]!r}")
     try:
         number = float(value)
     except OverflowError:
-        raise DataError(f"{source}: {what} is too large for a float") from None
+        raise DataError(f"{where}{what} is too large for a float") from None
     if not math.isfinite(number):
-        raise DataError(f"{source}: {what} must be finite, got {number}")
+        raise DataError(f"{where}{what} must be finite, got {number}")
     return number
 
 

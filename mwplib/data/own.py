@@ -22,13 +22,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from mwplib.data.checksums import DataError
-from mwplib.data.gold import prefix_issues, slot_prefix, text_numbers
+from mwplib.data.gold import finite_number, prefix_issues, slot_prefix, text_numbers
 from mwplib.data.questions import split_question
 from mwplib.expr import ExpressionError, Node, parse_equation, parse_infix, solve_for
 from mwplib.numbers import constants, format_number
@@ -103,21 +102,11 @@ def _text(record: dict[str, Any], name: str) -> str:
 
 
 def _number(value: Any, name: str, csv_cell: bool) -> float:
-    """A finite number: a JSON number (not a boolean) or, from a CSV cell, its decimal text."""
-    if csv_cell and isinstance(value, str) and len(value) <= 100:
-        try:
-            value = float(value)
-        except ValueError:
-            raise _Refused(f"{name} {value!r} is not a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Refused(f"{name} must be a number, got {type(value).__name__} {value!r:.40}")
+    """A finite number: a JSON number (not a boolean) or, from a CSV cell, its decimal text (`gold.finite_number`)."""
     try:
-        number = float(value)
-    except OverflowError:
-        raise _Refused(f"{name} is too large") from None
-    if not math.isfinite(number):
-        raise _Refused(f"{name} must be finite, got {number}")
-    return number
+        return finite_number(value, name, "", written=csv_cell)
+    except DataError as error:
+        raise _Refused(str(error)) from None
 
 
 def _constants(record: dict[str, Any], csv_cell: bool) -> set[str]:
