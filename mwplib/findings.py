@@ -28,11 +28,16 @@ Z95 = 1.96
 Cell = tuple[pd.DataFrame, Mapping[str, Any]] | float
 
 
+def _matching(table: pd.DataFrame, keys: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows of `table` whose key columns equal `keys`."""
+    for key, value in keys.items():
+        table = table[table[key] == value]
+    return table
+
+
 def cell(table: pd.DataFrame, column: str, **keys: Any) -> float:
     """The value of `column` in the one row of `table` whose key columns equal `keys`; NaN when no row does."""
-    rows = table
-    for key, value in keys.items():
-        rows = rows[rows[key] == value]
+    rows = _matching(table, keys)
     if len(rows) > 1:
         raise ValueError(f"{len(rows)} rows of the table match {keys}: a finding compares single cells")
     value = rows[column].iloc[0] if len(rows) else None
@@ -117,9 +122,7 @@ def _paired(finding: str, label: str, paper: float, effect: pd.DataFrame, keys: 
             ) -> dict[str, Any]:
     """A row from a paired comparison on the same folds (`runs.pretraining_effect`): "yes"/"no" only when its
     95 % interval leaves out 0, "within noise" otherwise."""
-    rows = effect
-    for key, value in keys.items():
-        rows = rows[rows[key] == value]
+    rows = _matching(effect, keys)
     if rows.empty:  # a side not run, or no fold run with both
         return _row(finding, label, paper, float("nan"))
     found = rows.iloc[0]
@@ -174,9 +177,7 @@ def _stand_in(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
     `runs.STAND_IN` (`runs.stand_in_note`), "" otherwise: a finding must not pass a stand-in off as the setting."""
     if "note" not in table.columns:
         return ""
-    rows = table
-    for key, value in keys.items():
-        rows = rows[rows[key] == value]
+    rows = _matching(table, keys)
     note = str(rows["note"].iloc[0]) if len(rows) else ""
     trained = next((part.split(" (stand-in")[0] for part in note.split("; ") if "stand-in" in part), "")
     return f" (SVAMP side: {trained}, a stand-in)" if trained else ""

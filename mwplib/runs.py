@@ -345,10 +345,14 @@ def planned_runs(profile: str | Profile, models: Iterable[str], embeddings: Iter
 SVAMP_DATASET = "mawps-asdiv-a_svamp"
 
 
+#: Suffixes of your own problem files (`mwplib.data.own`), given as a dataset by path.
+OWN_SUFFIXES = (".jsonl", ".csv")
+
+
 def dataset_key(name: str) -> str:
     """The name runs of dataset `name` are recorded under: your own file's stem (``my/problems.jsonl`` →
     ``problems``), a shipped dataset's own name."""
-    return Path(name).stem if name.endswith((".jsonl", ".csv")) else name
+    return Path(name).stem if name.endswith(OWN_SUFFIXES) else name
 
 
 def dataset_splits(name: str) -> list[Split]:
@@ -356,7 +360,7 @@ def dataset_splits(name: str) -> list[Split]:
     (``.jsonl``/``.csv`` with a ``fold`` per record: :func:`mwplib.data.own_splits`)."""
     from . import data
 
-    if name.endswith((".jsonl", ".csv")):
+    if name.endswith(OWN_SUFFIXES):
         return data.own_splits(name)
     loaders = {"mawps": lambda: data.load_cv("mawps"), "asdiv-a": lambda: data.load_cv("asdiv-a"),
                SVAMP_DATASET: lambda: [data.load_mawps_asdiv_svamp()],
@@ -366,15 +370,22 @@ def dataset_splits(name: str) -> list[Split]:
     return loaders[name]()
 
 
+def _unrecorded(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]
+                ) -> list[tuple[RunSpec, Split]]:
+    """The runs of the command line's grid not recorded yet (what `--jobs` and `--backend ray` train)."""
+    prof = get_profile(args.profile)
+    return [(spec, split) for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides,
+                                                  args.folds, args.val_fraction)
+            if recorded(spec, split.train, split.test, prof.name) is None]
+
+
 def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
     """Train each unrecorded run of the grid in its own process, `args.jobs` at a time, one CPU thread each:
     on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/ and, with
     `--without-questions`, is evaluated so as soon as it is trained (a lease may end before the grid does).
     Returns how many runs failed."""
     prof = get_profile(args.profile)
-    todo = [spec for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds,
-                                          args.val_fraction)
-            if recorded(spec, split.train, split.test, prof.name) is None]
+    todo = [spec for spec, _ in _unrecorded(args, grid, overrides)]
     logs = paths.BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     named = {dataset_key(name): name for name in args.datasets}  # your own file travels by its path
@@ -408,12 +419,8 @@ def run_on_ray(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str,
     """Each unrecorded run of the grid as a Ray task (``--backend ray``); returns how many failed."""
     from .distributed import run_on_ray as submit
 
-    prof = get_profile(args.profile)
     tasks = [(f"{spec.model} {embedding_label(spec.config.embedding)} {spec.dataset} fold {spec.fold}", train_recorded,
-              (spec, split, prof.name))
-             for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides, args.folds,
-                                      args.val_fraction)
-             if recorded(spec, split.train, split.test, prof.name) is None]
+              (spec, split, args.profile)) for spec, split in _unrecorded(args, grid, overrides)]
     return submit(tasks, address=args.address, cpus_per_task=args.cpus_per_run, gpus_per_task=args.gpus_per_run,
                   num_cpus=args.jobs if args.address is None else None)
 
@@ -466,8 +473,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if failed := run_parallel(args, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
     for record in iter_grid(args.models, args.embeddings, grid, args.profile, seed=args.seed,
-                            train_missing=args.jobs == 1 and args.backend == "local", config_overrides=overrides, folds=args.folds,
-                            val_fraction=args.val_fraction):  # with --jobs or Ray the workers recorded them
+                            train_missing=args.jobs == 1 and args.backend == "local", config_overrides=overrides,
+                            folds=args.folds, val_fraction=args.val_fraction):  # with --jobs or Ray the workers recorded them
         spec = record["spec"]
         where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
         print(f"{where}: {100 * record['metrics']['test_accuracy']:.1f} % "
