@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
 import statistics
 import time
 from dataclasses import replace
@@ -24,11 +25,9 @@ from mwplib.data import load_cv
 from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.models.encoder import RNNEncoder
-from mwplib.repro import device_name
-from mwplib.train import PRECISIONS, make_optimizer, pick_device, predict, train_step
+from mwplib.repro import device_name, seed_everything
+from mwplib.train import PRECISIONS, accuracy, make_optimizer, pick_device, predict, score, train_step
 
-#: Batches trained before timing starts.
-WARMUP_BATCHES = 5
 #: Sizes the reference measurements used, per model (hidden, batch size).
 REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
              "constrained": (256, 8)}
@@ -62,6 +61,7 @@ def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
             embedding: str = "scratch", precision: str = "fp32") -> dict[str, float]:
+    seed_everything(1)
     split = load_cv(dataset)[0]
     config = replace(paper_config(name, embedding), precision=precision)
     if embedding == "scratch":
@@ -75,23 +75,23 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     model.embedder.tune_only(e.inputs for e in examples)
     optimizer = make_optimizer(model, config)
     model.train()
-    batches = [collate(examples[start:start + config.batch_size], model.embedder)
-               for start in range(0, len(examples), config.batch_size)]
-    for batch in batches[:WARMUP_BATCHES]:  # first calls allocate and pick kernels: not a steady-state epoch
-        train_step(model, optimizer, batch.to(target), precision=precision)
+    order, shuffle = list(range(len(examples))), random.Random(1).shuffle
     epoch_seconds = []
-    for _ in range(epochs):
+    for _ in range(epochs):  # shuffled every epoch, as `train_model` and the peers do; collating is timed too
         started = time.perf_counter()
-        for batch in batches:
+        shuffle(order)
+        for start in range(0, len(order), config.batch_size):
+            batch = collate([examples[i] for i in order[start:start + config.batch_size]], model.embedder)
             train_step(model, optimizer, batch.to(target), precision=precision)
         epoch_seconds.append(time.perf_counter() - started)
-    train_seconds = statistics.median(epoch_seconds)
+    steady = epoch_seconds[1:] or epoch_seconds  # the first epoch allocates and picks kernels
+    train_seconds = statistics.median(steady)
     test = [model.prepare(p, target=False) for p in split.test]
     started = time.perf_counter()
-    predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
+    predictions = predict(model, test, beam=beam, max_len=max(len(p.prefix) for p in split.train) + 2)
     infer_seconds = time.perf_counter() - started
     return {"batch": config.batch_size, "hidden": config.hidden, "seconds_per_epoch": train_seconds,
-            "epoch_range": (min(epoch_seconds), max(epoch_seconds)),
+            "epoch_range": (min(steady), max(steady)), "test_accuracy": accuracy(score(split.test, predictions)),
             "encoder_gflop": encoder_gflop(model, examples),
             "train_problems_per_s": len(examples) / train_seconds, "infer_problems_per_s": len(test) / infer_seconds}
 
@@ -102,7 +102,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=None, help="default: the reference's batch size")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=3,
-                        help="timed epochs; the median is reported (epochs on a shared machine vary by 10-20 %%)")
+                        help="epochs trained; the median of all but the first is reported (epochs on a shared machine "
+                             "vary by 10-20 %%), and test accuracy after the last")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--dataset", default="asdiv-a")
     parser.add_argument("--device", default=None)
@@ -120,8 +121,9 @@ def main() -> None:
                       args.precision)
         print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
-              f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} over {args.epochs}), "
-              f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s")
+              f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} after the first), "
+              f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s, "
+              f"test accuracy after {args.epochs} epochs {100 * row['test_accuracy']:.1f} %")
         if row["encoder_gflop"]:
             floor = row["encoder_gflop"] / peak
             print(f"{'':12s} BiLSTM encoder: {row['encoder_gflop']:.0f} GFLOP/epoch, at least {floor:.1f} s/epoch "

@@ -164,9 +164,11 @@ class TreeDecoder(nn.Module):
                 at = select.nonzero().squeeze(1)
                 nodes = at.to(device)
                 rows = problem[nodes]
-                goal = self._goal(base[nodes], subtree[trees.sibling[at].to(device)] if is_right else None)
-                context, _ = self.attention(goal, enc.outputs[rows], enc.mask[rows], projected[rows])
-                scores = self._scores(goal, context, keys[rows])
+                take = lambda t: t.index_select(0, rows)  # noqa: E731
+                goal = self._goal(base.index_select(0, nodes),
+                                  subtree.index_select(0, trees.sibling[at].to(device)) if is_right else None)
+                context, _ = self.attention(goal, take(enc.outputs), take(enc.mask), take(projected))
+                scores = self._scores(goal, context, take(keys))
                 logits = logits.index_copy(0, nodes, scores.masked_fill(~usable[rows], -1e9))
                 ops = (trees.token[at] < self.n_ops).nonzero().squeeze(1)
                 if len(ops):
