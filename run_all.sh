@@ -6,8 +6,9 @@
 # -p overrides a notebook parameter, e.g. -p TRAIN_MISSING=False renders only the runs recorded under results/.
 # Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
 # Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
-# figures to figures/<profile>/, headline metrics to results/metrics/<profile>/.
-# Exits non-zero, naming them, if any notebook failed.
+# figures to figures/<profile>/, headline metrics to results/metrics/<profile>/. Then the executed notebooks
+# become a static book: build/book/<profile>/html/index.html (python -m mwplib.book rebuilds it alone).
+# Exits non-zero, naming them, if any notebook failed (and builds no book).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --only) shift; while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do only+=("$1"); shift; done ;;
     --setup-only) setup_only=1; shift ;;
     -p|--param) params+=(--param "$2"); shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run_all.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,4 +43,5 @@ fi
 [ "$setup_only" = 1 ] && exit 0
 
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
-exec .venv/bin/python -m mwplib.runner --profile "$profile" ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
+.venv/bin/python -m mwplib.runner --profile "$profile" ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
+exec .venv/bin/python -m mwplib.book --profile "$profile" ${only[@]+"${only[@]}"}

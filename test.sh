@@ -14,5 +14,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
   echo "$want" > "$stamp"
 fi
+# Debian's Chromium and its driver, for the browser test of the book; where they cannot be installed (not root,
+# no apt-get) that one test is skipped and says so.
+if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ||
+    echo "test.sh: could not install chromium; the browser test of the book will be skipped" >&2
+fi
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,117 @@
+"""The book of executed notebooks (`mwplib.book`): how it is assembled (unit tier), and the smoke render's book
+opened page by page in a real headless Chromium (slow tier; conftest runs it after the notebook tests, whose smoke
+renders it reuses)."""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from mwplib import book, paths
+from mwplib.runner import execute_notebook
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+def _notebook(cells: list[dict]) -> dict:
+    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                         "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def _code(source: str, html: str) -> dict:
+    return {"cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {}, "source": source,
+            "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/html": html}}]}
+
+
+def test_every_code_cell_is_folded_and_outputs_kept():
+    nb = _notebook([{"cell_type": "markdown", "id": "m", "metadata": {}, "source": "# T"},
+                    _code("x = 1", "<table><tr><td>1</td></tr></table>")])
+    folded = book._folded(nb)
+    assert folded["cells"][1]["metadata"]["tags"] == [book.HIDE_INPUT]
+    assert "tags" not in folded["cells"][0]["metadata"]
+    assert folded["cells"][1]["outputs"] == nb["cells"][1]["outputs"]
+    assert book._folded(folded)["cells"][1]["metadata"]["tags"] == [book.HIDE_INPUT]  # idempotent
+
+
+def test_contents_are_grouped_by_paper_in_reading_order():
+    present = {n: Path(f"{n}_x.ipynb") for n in ("00", "01", "05", "06")}
+    index = book._index("smoke", present)
+    assert index.index("SVAMP") < index.index("01_x") < index.index("Annotating") < index.index("05_x")
+    assert "02_x" not in index and index.count("{toctree}") == 4
+
+
+def test_book_builds_from_executed_notebooks_and_names_a_missing_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "BUILD", tmp_path)
+    with pytest.raises(book.BookError, match="no executed notebook 00 .* run ./run_all.sh --profile smoke"):
+        book.build_book("smoke", ["00"])
+    executed = tmp_path / "notebooks" / "smoke"
+    executed.mkdir(parents=True)
+    nb = _notebook([{"cell_type": "markdown", "id": "m", "metadata": {}, "source": "# Datasets"},
+                    _code("show(table)", "<table><tr><td>2373</td></tr></table>")])
+    (executed / "00_datasets.ipynb").write_text(json.dumps(nb))
+    index = book.build_book("smoke", ["00"])
+    page = (index.parent / "00_datasets.html").read_text()
+    assert "2373" in page and "<details" in page and "Show code" in page
+    assert "00_datasets.html" in index.read_text()
+
+
+def _rendered_smoke_book() -> Path:
+    """The smoke render's book: notebooks the notebook tests did not execute in this session are executed first."""
+    present = book.executed_notebooks("smoke")
+    for number in (n for numbers in book.PARTS.values() for n in numbers if n not in present):
+        stem = next(paths.NOTEBOOKS.glob(f"{number}_*.ipynb")).stem
+        execute_notebook(stem, "smoke")
+    return book.build_book("smoke")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver "
+                    "(./test.sh installs them where it runs as root with apt-get)")
+def test_every_page_of_the_smoke_book_loads_in_a_browser_with_its_tables_and_images():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    index = _rendered_smoke_book()
+    root = index.parent
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1280,2000"):
+        options.add_argument(flag)
+    shots = paths.BUILD / "book-screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        chapters = sorted(p.name for p in root.glob("[0-9][0-9]_*.html"))
+        assert len(chapters) == sum(map(len, book.PARTS.values()))
+        for page in ["index.html", *chapters]:
+            driver.get(base + page)
+            assert driver.execute_script("return document.readyState") == "complete"
+            assert driver.title, page
+            broken = driver.execute_script(
+                "return [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
+            assert not broken, f"{page}: broken images {broken}"
+            for href in driver.execute_script("return [...document.links].map(a => a.href)"):
+                url = urlparse(href)
+                if url.netloc == urlparse(base).netloc:
+                    target = root / unquote(url.path).lstrip("/")
+                    assert (target / "index.html" if target.is_dir() else target).exists(), f"{page}: {href}"
+            if page != "index.html":
+                assert driver.execute_script("return document.querySelectorAll('table').length") > 0, page
+                assert driver.execute_script("return document.querySelectorAll('details').length") > 0, page
+            driver.save_screenshot(str(shots / page.replace(".html", ".png")))
+    finally:
+        driver.quit()
+        server.shutdown()
