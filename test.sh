@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./run_all.sh --setup-only
-# The optional Ray extra, for the smoke test of `python -m mwplib.runs --backend ray` (not in the default install).
+# The optional Ray extra, for the smoke test of `python -m mwplib.batch --backend ray` (not in the default install).
 stamp=.venv/.mwplib-ray
 want=$(sha256sum requirements-ray.txt | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then

@@ -1,7 +1,7 @@
-"""A grid that outgrows one machine, on Ray (``python -m mwplib.runs --backend ray [--address HOST:PORT]``).
+"""A grid that outgrows one machine, on Ray (``python -m mwplib.batch --backend ray [--address HOST:PORT]``).
 
 Each missing run becomes one Ray task asking for its CPUs and a fraction of a GPU, so many small solvers share a
-card. The task calls the same function a local grid does (`runs.train_recorded`): the record it writes is the
+card. The task calls the same function a local grid does (`batch.train_recorded`): the record it writes is the
 same, a run interrupted mid-way resumes from its saved epochs, and two workers finishing one run write it
 atomically under temporary names of their own (`records.write_record`). Workers write under the project root
 passed to them (`MWPLIB_ROOT`), so on a cluster they share the checkout or their `results/` is gathered afterwards.

@@ -120,7 +120,7 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
 
 def _paired(finding: str, label: str, paper: float, effect: pd.DataFrame, keys: Mapping[str, Any]
             ) -> dict[str, Any]:
-    """A row from a paired comparison on the same folds (`runs.pretraining_effect`): "yes"/"no" only when its
+    """A row from a paired comparison on the same folds (`baselines.pretraining_effect`): "yes"/"no" only when its
     95 % interval leaves out 0, "within noise" otherwise."""
     rows = _matching(effect, keys)
     if rows.empty:  # a side not run, or no fold run with both
@@ -138,7 +138,7 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
     """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
     Seq2Seq (Table 2), and every model beats the Majority Template Baseline by far (§3.2). Tables 2 and 16 have
     rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``; R − S is read from
-    `effect` (`runs.pretraining_effect`: R and S on the same folds and test problems, with its interval), since
+    `effect` (`baselines.pretraining_effect`: R and S on the same folds and test problems, with its interval), since
     the tables may pool R and S over different folds."""
     keys = ["model", "embedding", "dataset"]
     table2 = pd.concat([table2, table16], ignore_index=True)

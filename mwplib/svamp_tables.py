@@ -2,8 +2,8 @@
 04_svamp), built from run records of `mwplib.runs` and evaluations of `mwplib.transfer` through the
 prediction-level analyses of `mwplib.analysis`.
 
-Paper values are the published numbers (RoBERTa for R); ours label a pretrained encoder R with its name
-(MiniLM stands in for RoBERTa). Accuracies are pooled over the folds that were run, in %.
+Paper values are the published numbers of `mwplib.papers` (RoBERTa for R); ours label a pretrained encoder R
+with its name (MiniLM stands in for RoBERTa). Accuracies are pooled over the folds that were run, in %.
 """
 from __future__ import annotations
 
@@ -15,47 +15,17 @@ import numpy as np
 import pandas as pd
 
 from . import expr, metrics
-from .analysis import (OPERATION_OF_TYPE, SUBSETS, VARIATION_LABELS, accuracy_by_numbers, correctness,
-                       easy_hard_partition, percent, removal_ablation, svamp_subset_ids)
+from .analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, accuracy_by_numbers, correctness, easy_hard_partition,
+                       percent, removal_ablation, svamp_subset_ids)
+from .papers import (PAPER_BEST_MODEL, PAPER_SVAMP_CV, PAPER_TABLE_3, PAPER_TABLE_4, PAPER_TABLE_5, PAPER_TABLE_10,
+                     PAPER_TABLE_11, PAPER_TABLE_12, PAPER_TABLE_13, PAPER_TABLE_14, PAPER_TABLE_15)
 from .problem import Problem
 from .report import paper_vs_ours
 from .runs import SVAMP_DATASET, embedding_label, stand_in_note
 
-#: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
-PAPER_TABLE_13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
-                  "Structural Invariance": (467, 4.5)}
-PAPER_TABLE_14 = {"11": (325, 7.3), "12": (69, 1.5), "13": (74, 1.3), "21": (264, 5.5), "22": (149, 3.2),
-                  "23": (255, -10.2), "31": (107, 2.3), "32": (152, -3.3), "33": (281, 6.9)}
-
 #: Model names of `mwplib.models` → the paper's names.
 MODEL_LABELS = {"seq2seq": "Seq2Seq", "gts": "GTS", "graph2tree": "Graph2Tree", "transformer": "Transformer",
                 "constrained": "FFN + LSTM Decoder"}
-
-#: SVAMP Table 3 (R models; Transformer from Table 17): question-removed 5-fold accuracy.
-PAPER_TABLE_3 = {("seq2seq", "mawps"): 77.4, ("seq2seq", "asdiv-a"): 58.7, ("gts", "mawps"): 76.2,
-                 ("gts", "asdiv-a"): 60.7, ("graph2tree", "mawps"): 77.7, ("graph2tree", "asdiv-a"): 64.4,
-                 ("transformer", "mawps"): 79.4, ("transformer", "asdiv-a"): 64.4}
-#: SVAMP Table 4 (R models): accuracy with the question on the Easy / Hard parts.
-PAPER_TABLE_4 = {("seq2seq", "mawps"): (86.8, 86.7), ("seq2seq", "asdiv-a"): (91.3, 56.1),
-                 ("gts", "mawps"): (92.6, 71.7), ("gts", "asdiv-a"): (91.6, 65.3),
-                 ("graph2tree", "mawps"): (93.4, 71.0), ("graph2tree", "asdiv-a"): (92.8, 63.3)}
-#: SVAMP Tables 10 and 18: trained on MAWPS + ASDiv-A, tested on SVAMP subsets; (S, R) per model.
-PAPER_TABLE_10 = {
-    "seq2seq": dict(zip(SUBSETS, [(24.2, 40.3), (25.4, 42.6), (20.3, 33.1), (28.5, 41.9), (22.3, 35.1),
-                                  (17.9, 38.7), (29.3, 56.3)])),
-    "gts": dict(zip(SUBSETS, [(30.8, 41.0), (31.7, 44.6), (27.9, 29.7), (35.8, 36.3), (26.7, 36.9), (29.2, 38.7),
-                              (39.5, 61.1)])),
-    "graph2tree": dict(zip(SUBSETS, [(36.5, 43.8), (42.9, 51.9), (16.1, 17.8), (24.9, 36.8), (41.3, 41.3),
-                                     (27.4, 35.8), (40.7, 65.3)])),
-    "transformer": dict(zip(SUBSETS, [(18.4, 38.9), (18.6, 40.5), (17.8, 33.9), (22.3, 36.3), (17.1, 37.5),
-                                      (17.9, 28.3), (18.6, 53.3)]))}
-#: SVAMP Table 11 (R models; Transformer from Table 17): SVAMP w/o questions, ASDiv-A w/o questions.
-PAPER_TABLE_11 = {"seq2seq": (29.2, 58.7), "gts": (28.6, 60.7), "graph2tree": (30.8, 64.4),
-                  "transformer": (25.3, 64.4)}
-#: SVAMP Table 15 (Graph2Tree R): accuracy by numbers in the text.
-PAPER_TABLE_15 = {"ASDiv-A": {"2": 93.3, "3": 59.0, "4": 47.5}, "SVAMP": {"2": 78.3, "3": 25.4, "4": 25.4}}
-#: §5.3: 5-fold CV on SVAMP with MAWPS + ASDiv-A + four SVAMP folds for training, best model "about 65%".
-PAPER_SVAMP_CV = 65.0
 
 
 #: (models, embeddings, datasets) whose every combination a table lists, run or not.
@@ -236,10 +206,6 @@ def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return max(scored, key=lambda pair: pair[0])[1]
 
 
-#: The paper's best model on SVAMP, whose ablations Tables 13–15 report (§5.3).
-PAPER_BEST_MODEL = "Graph2Tree (R, RoBERTa)"
-
-
 def best_models(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """Every model × embedding tested on SVAMP under both protocols, and which is best under each (notebook 04):
     ours (epoch chosen on validation: Tables 13–15 use this one, the only epoch whose per-problem predictions are
@@ -399,12 +365,6 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
     ax.set_ylabel("accuracy (%)")
     ax.legend(fontsize=8)
     return fig
-
-
-#: SVAMP Table 5: the constrained model (FFN + LSTM decoder), 5-fold accuracy; (S, R) per dataset.
-PAPER_TABLE_5 = {"mawps": (75.1, 77.9), "asdiv-a": (46.3, 51.2)}
-#: SVAMP Table 12: the constrained model trained on MAWPS + ASDiv-A, tested on SVAMP; (S, R).
-PAPER_TABLE_12 = (17.5, 18.3)
 
 
 def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),

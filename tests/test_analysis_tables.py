@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import report
+from mwplib import papers, report
 from mwplib import svamp_tables as st
 from mwplib.problem import Problem
 
@@ -55,7 +55,7 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0 and table10.loc[("MUL", "GTS"), "n"] == 0
     assert (table10.loc[("Full Set", "GTS"), "n"], table10.loc[("ADD", "GTS"), "n"]) == (1, 1)
     assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
-    assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == st.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
+    assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == papers.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
     typed = st.table_10([svamp], problems, ["gts"], ["scratch"], json_types={"x": "Subtraction"})
     notes = typed.set_index("subset")["note"]  # SVAMP.json types problem x otherwise: the ADD row says so
     assert notes["ADD"] == "by the CSV's Type; SVAMP.json's gives n = 0" and notes["SUB"].endswith("n = 1")

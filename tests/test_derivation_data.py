@@ -6,10 +6,9 @@ import pytest
 from mwplib.data import derivations as derivations_data
 from mwplib.data.checksums import DataError
 from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
-from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
-                                           inconsistent_gold)
+from mwplib.derivation.derivations import Derivation, first_equation_derivation, gold_derivation
 from mwplib.derivation.experiments import same_equations
-from mwplib.derivation.metrics import score, solution_correct
+from mwplib.derivation.metrics import inconsistent_gold, score, solution_correct
 from mwplib.derivation.solve import solve_linear
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from mwplib.data.questions import question_removal_agreement, remove_question, split_question
+from mwplib.data.questions import remove_question, split_question
+from mwplib.data.removal_check import question_removal_agreement
 from mwplib.problem import Problem
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from mwplib import paths, runs, train, transfer
+from mwplib import baselines, batch, paths, runs, train, transfer
 from mwplib.models.base import collate
 from mwplib.problem import Split
 from mwplib.records import read_record, write_record
@@ -70,7 +70,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
     again = runs.run(spec, problems, problems[:4], "full", progress=False, need_weights=True)
     assert len(trained) == 2  # retrained for its weights, with the same predictions
     assert again["predictions"] == record["predictions"] and runs.weights_of(again) is not None
-    frame = runs.summarize([record])
+    frame = baselines.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
     assert frame.loc[0, "devices"] == record["manifest"]["device"]
 
@@ -176,13 +176,13 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     problems = toy_problems(12)
     paper_spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke")
     paper_run = runs.run(paper_spec, problems, problems[:4], "full", progress=False)
-    assert runs.variants("full", ["toy"]).empty
+    assert baselines.variants("full", ["toy"]).empty
     probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke", lr=0.01)
     probe_run = runs.run(probe, problems, problems[:4], "full", progress=False)
     grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]},
                          "smoke", config_overrides={"lr": 0.01}, progress=False)
-    assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.runs --set`) passes overrides on
-    table = runs.variants("full", ["toy"])
+    assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.batch --set`) passes overrides on
+    table = baselines.variants("full", ["toy"])
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
     assert table.loc[0, "default config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
@@ -196,14 +196,14 @@ def test_whole_fold_runs_are_the_papers_protocol_and_a_column_of_their_own(isola
     assert whole[0]["key"] != honest[0]["key"] and whole[0]["spec"]["val_fraction"] == 0.0
     assert whole[0]["n_train"] == 8 and all(math.isnan(h["val_accuracy"]) for h in whole[0]["history"])
     assert runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", train_missing=False) == honest  # kept apart
-    rows = runs.comparison_rows(runs.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
-                                whole_fold=runs.summarize(whole))
-    assert rows[0][runs.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
+    rows = baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
+                                     whole_fold=baselines.summarize(whole))
+    assert rows[0][baselines.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
     assert "paper's protocol: 1 fold(s)" in rows[0]["note"]
-    for none in (None, runs.summarize([])):  # no such runs: no such column
-        assert runs.PAPER_PROTOCOL not in runs.comparison_rows(runs.summarize(honest), ["seq2seq"], ["scratch"],
-                                                               ["toy"], none)[0]
-    assert runs.variants("smoke", ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
+    for none in (None, baselines.summarize([])):  # no such runs: no such column
+        assert baselines.PAPER_PROTOCOL not in baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"],
+                                                                         ["scratch"], ["toy"], none)[0]
+    assert baselines.variants("smoke", ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
 
 
 def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:
@@ -255,22 +255,22 @@ def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isol
         launched.append((command, env["OMP_NUM_THREADS"]))
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
-    monkeypatch.setattr(runs.subprocess, "run", fake_run)
-    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2"])
+    monkeypatch.setattr(batch, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(batch.subprocess, "run", fake_run)
+    batch.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2"])
     assert len(launched) == 1  # fold 0 is recorded
     command, threads = launched[0]
     assert threads == "1"
     assert command[command.index("--folds") + 1] == "1" and command[-2:] == ["--set", "epochs=1"]
     assert "--without-questions" not in command
     assert (paths.BUILD / "logs" / "full-seq2seq-scratch-toy-1.log").exists()
-    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2",
-               "--without-questions"])
+    batch.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1", "--jobs", "2",
+                "--without-questions"])
     assert "--without-questions" in launched[-1][0]  # each run is evaluated as soon as it is trained
-    monkeypatch.setattr(runs.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, 1))
+    monkeypatch.setattr(batch.subprocess, "run", lambda command, **_: subprocess.CompletedProcess(command, 1))
     with pytest.raises(SystemExit, match="1 run"):  # a failed run fails the command
-        runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1",
-                   "--jobs", "2"])
+        batch.main(["--profile", "full", "--models", "seq2seq", "--datasets", "toy", "--set", "epochs=1",
+                    "--jobs", "2"])
 
 
 def test_a_copy_without_git_records_the_commit_it_was_given(monkeypatch) -> None:
@@ -317,37 +317,35 @@ def test_cli_evaluates_recorded_runs_without_questions_where_their_weights_are(i
     records = runs.run_grid(["seq2seq"], ["scratch"], {"mawps": folds}, "full", config_overrides={"epochs": 1},
                             progress=False)
     runs.checkpoint_path(records[1]["key"]).unlink()  # fold 1 was trained elsewhere
-    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(batch, "dataset_splits", lambda name: folds)
     monkeypatch.setattr(transfer, "question_removed_test",
                         lambda record, released=False: [remove_question(p) for p in folds[record["spec"]["fold"]].test])
     command = ["--profile", "full", "--models", "seq2seq", "--datasets", "mawps", "--set", "epochs=1",
                "--without-questions"]
-    runs.main(command)
+    batch.main(command)
     out = capsys.readouterr().out
     assert "seq2seq S mawps fold 0 without questions:" in out
     assert "seq2seq S mawps fold 1: no weights on this machine" in out
     evaluations = sorted(p.name for p in paths.runs_dir("full").glob("seq2seq/mawps/*-on-*.json.gz"))
     assert len(evaluations) == 2 and all(name.startswith(records[0]["key"]) for name in evaluations)
     runs.checkpoint_path(records[0]["key"]).unlink()  # recorded evaluations need no weights
-    runs.main(command)
+    batch.main(command)
     assert "seq2seq S mawps fold 0 without questions:" in capsys.readouterr().out
 
 
 def test_cli_evaluates_each_run_without_questions_before_the_next_one_trains(isolated, monkeypatch) -> None:
-    from mwplib import transfer
-
     problems = toy_problems(12)
     folds = [Split("mawps", tuple(problems[4:]), tuple(problems[:4])),
              Split("mawps", tuple(problems[:8]), tuple(problems[8:]))]
     events = []
     train = runs.run
-    monkeypatch.setattr(runs, "dataset_splits", lambda name: folds)
+    monkeypatch.setattr(batch, "dataset_splits", lambda name: folds)
     monkeypatch.setattr(runs, "run", lambda spec, *a, **k: events.append(f"train {spec.fold}") or train(spec, *a, **k))
-    monkeypatch.setattr(transfer, "evaluate_without_questions",
+    monkeypatch.setattr(batch, "evaluate_without_questions",
                         lambda records, profile, released=False: events.append(
                             f"evaluate {records[0]['spec']['fold']}") or [{"accuracy": 0.5}])
-    runs.main(["--profile", "full", "--models", "seq2seq", "--datasets", "mawps", "--set", "epochs=1",
-               "--without-questions"])
+    batch.main(["--profile", "full", "--models", "seq2seq", "--datasets", "mawps", "--set", "epochs=1",
+                "--without-questions"])
     assert events == ["train 0", "evaluate 0", "evaluate 0", "train 1", "evaluate 1", "evaluate 1"]  # ours, released
 
 
@@ -358,13 +356,13 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
 
     records = [record("scratch", 0, [True, False, False, True]), record("minilm", 0, [True, True, True, False]),
                record("scratch", 1, [True, True, True, True])]  # fold 1 has no R run: left out of the pairing
-    row = runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"]).iloc[0]
+    row = baselines.pretraining_effect(records, ["gts", "seq2seq"], ["toy"]).iloc[0]
     assert (row["folds"], row["n"], row["S"], row["R (MiniLM)"], row["R − S"]) == (1, 4, 50.0, 75.0, 25.0)
     assert (row["only S right"], row["only R right"]) == (1, 2)
-    assert len(runs.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
+    assert len(baselines.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
     assert row["paper R − S"] is None  # the paper has no "toy"
-    assert runs.paper_pretraining_gain("gts", "asdiv-a") == 9.8  # Table 2: 81.2 − 71.4
-    assert runs.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
+    assert baselines.paper_pretraining_gain("gts", "asdiv-a") == 9.8  # Table 2: 81.2 − 71.4
+    assert baselines.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
 
 
 def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
@@ -398,7 +396,7 @@ def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
     summary = pd.DataFrame({"model": ["gts", "transformer", "toy"], "embedding": ["minilm", "scratch", "scratch"],
                             "dataset": ["mawps"] * 3, "seconds_per_epoch": [33.8, 2.5, 1.0],
                             "devices": ["cpu:x86_64 x2"] * 3, "accuracy": [85.1, 76.8, 1.0]})
-    table = runs.speed_table(summary)
+    table = baselines.speed_table(summary)
     assert table.columns.tolist() == ["model", "embedding", "dataset", "paper (P100, RoBERTa for R)", "ours", "devices"]
     assert table["paper (P100, RoBERTa for R)"].tolist()[:2] == [120, 10]  # Tables 19, 20
     assert pd.isna(table["paper (P100, RoBERTa for R)"].iloc[2]) and table["ours"].tolist() == [33.8, 2.5, 1.0]
@@ -407,7 +405,7 @@ def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
 def test_operations_figure_leaves_out_rare_operator_counts_and_prints_n() -> None:
     rows = [{"dataset": "mawps", "group": g, "n": n, "accuracy": a, "model": m, "embedding": "S"}
             for m, n1 in (("gts", 40), ("seq2seq", 12)) for g, n, a in ((1, n1, 0.5), (2, 30, 0.25), (3, 4, 1.0))]
-    fig = runs.plot_accuracy_by_operations(pd.DataFrame(rows))
+    fig = baselines.plot_accuracy_by_operations(pd.DataFrame(rows))
     ax, = fig.axes
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1\nn = 12–40", "2\nn = 30"]  # 3: fewer than 10
     assert [p.get_height() for p in ax.patches] == [50.0, 25.0, 50.0, 25.0]  # percent, a bar per model and count
@@ -439,7 +437,7 @@ def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolat
     for model in ("seq2seq", "gts"):  # MAWPS: Seq2Seq S is in the plan (10 epochs, patience 5), GTS S is not
         runs.run(runs.spec_for(model, "scratch", "mawps", "mawps", 0, "smoke"), split.train, split.test, "quick",
                  progress=False)
-    table = runs.variants("quick", ["mawps"]).set_index("model")["changed"]
+    table = baselines.variants("quick", ["mawps"]).set_index("model")["changed"]
     assert table.to_dict() == {"seq2seq": "epochs=1, patience=0 (the plan's: 10, 5)",
                                "gts": "epochs=1 (a cell quick's plan does not train)"}
     assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, "quick", train_missing=False) == []

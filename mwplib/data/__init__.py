@@ -22,7 +22,7 @@ _LAZY = {
     "ERRATA": "errata",
     "split_question": "questions",
     "remove_question": "questions",
-    "question_removal_agreement": "questions",
+    "question_removal_agreement": "removal_check",
     "load_mawps_2373": "mawps",
     "load_mawps_subsets": "mawps",
     "mawps_issues": "mawps",

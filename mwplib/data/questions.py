@@ -2,14 +2,13 @@
 
 SVAMP shows that solvers answer many MAWPS / ASDiv-A problems from the body alone. The released
 `*_without_questions` CSVs hold that ablation for three test sets; `split_question` re-derives it for
-any problem so that the same ablation can be run on data SVAMP did not release, and
-`question_removal_agreement` measures how closely our rule reproduces the released files.
+any problem so that the same ablation can be run on data SVAMP did not release
+(`mwplib.data.removal_check` measures how closely it reproduces the released files).
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Literal
 
 from mwplib.expr import is_slot, slot_index
 from mwplib.numbers import find_numbers, parse_number
@@ -79,43 +78,3 @@ def remove_question(problem: Problem) -> Problem:
                            and parse_number(problem.numbers[k]) not in body_values)
     meta = {**problem.meta, "question_removed": True, "removed_question": question, "question_slots": question_slots}
     return dataclasses.replace(problem, body=body, question="", meta=meta)
-
-
-RemovalDataset = Literal["mawps", "asdiv-a", "mawps-asdiv-a_svamp"]
-
-
-def _test_pairs(dataset: RemovalDataset) -> list[tuple[Problem, Problem]]:
-    """(full test problem, released body-only version) over every test file of `dataset`."""
-    from mwplib.data import svamp  # svamp's loaders are the only reader of these CSVs
-
-    if dataset == "mawps-asdiv-a_svamp":
-        full, bare = [svamp.load_mawps_asdiv_svamp()], [svamp.load_mawps_asdiv_svamp(without_questions=True)]
-    elif dataset in ("mawps", "asdiv-a"):
-        full, bare = svamp.load_cv(dataset), svamp.load_cv(dataset, without_questions=True)
-    else:
-        raise ValueError(f"unknown dataset {dataset!r}; choose from mawps, asdiv-a, mawps-asdiv-a_svamp")
-    pairs = [(a, b) for fa, fb in zip(full, bare) for a, b in zip(fa.test, fb.test)]
-    for a, b in pairs:
-        if a.id != b.id:
-            raise ValueError(f"{a.source} and {b.source}: rows out of step ({a.id} vs {b.id})")
-    return pairs
-
-
-def question_removal_agreement(dataset: RemovalDataset, examples: int = 5) -> dict[str, Any]:
-    """How often `remove_question` on a normal test file gives exactly the body of SVAMP's released
-    `*_without_questions` file (whitespace-normalised).
-
-    Returns rows, agree, rate, `question_slots` (problems whose equation needs a number of the question)
-    and up to `examples` mismatches as (source, ours, released).
-    """
-    pairs = _test_pairs(dataset)
-    mismatches, question_slots = [], 0
-    for full, released in pairs:
-        ours = remove_question(full)
-        question_slots += bool(ours.meta["question_slots"])
-        if " ".join(ours.body.split()) != " ".join(released.body.split()):
-            mismatches.append((full.source, ours.body, released.body))
-    agree = len(pairs) - len(mismatches)
-    return {"dataset": dataset, "rows": len(pairs), "agree": agree, "rate": agree / len(pairs),
-            "question_slots": question_slots, "mismatches": mismatches[:examples],
-            "n_mismatches": len(mismatches)}

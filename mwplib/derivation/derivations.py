@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from mwplib.data.derivations import Position, Quantity
 from mwplib.derivation.solve import Solution, solve
@@ -73,14 +73,6 @@ def first_equation_derivation(problem: Problem) -> Derivation:
     quantities = problem.meta["quantities"]
     return Derivation(gold.template, {slot: next(q.position for q in quantities if q.value == values[slot])
                                       for slot in gold.template.slots})
-
-
-def inconsistent_gold(problems: Iterable[Problem]) -> list[str]:
-    """Ids whose annotated derivation does not reproduce the released solution (annotation errors;
-    listed in notebook 05, kept in the data)."""
-    from mwplib.derivation.metrics import solution_correct
-
-    return [p.id for p in problems if not solution_correct(gold_derivation(p).solution(p), p.meta["solutions"])]
 
 
 def has_alignment_ambiguity(problem: Problem) -> bool:

@@ -13,9 +13,8 @@ import pandas as pd
 
 from mwplib.data.derivations import NAMES, derivation_splits, load_derivations, sentences
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
-                                           has_alignment_ambiguity, inconsistent_gold, induced_derivation,
-                                           template_of)
-from mwplib.derivation.metrics import METRICS, score
+                                           has_alignment_ambiguity, induced_derivation, template_of)
+from mwplib.derivation.metrics import METRICS, inconsistent_gold, score
 from mwplib.derivation.reconcile import reconcile
 from mwplib.derivation.runs import RunConfig, code_version, pooled, run
 from mwplib.derivation.templates import TemplateError, canonical_form

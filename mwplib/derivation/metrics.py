@@ -1,7 +1,7 @@
 """Solution, equation and derivation accuracy of one predicted derivation (§4.1). Used by notebook 05."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from mwplib.derivation.derivations import Derivation, first_equation_derivation, gold_derivation
 from mwplib.derivation.equivalence import derivations_equivalent
@@ -36,3 +36,9 @@ def score(problem: Problem, predicted: Derivation | None) -> dict[str, bool]:
         "equation": derivations_equivalent(predicted, first_equation_derivation(problem)),
         "derivation": derivations_equivalent(predicted, gold_derivation(problem), problem.meta["equiv"]),
     }
+
+
+def inconsistent_gold(problems: Iterable[Problem]) -> list[str]:
+    """Ids whose annotated derivation does not reproduce the released solution (annotation errors;
+    listed in notebook 05, kept in the data)."""
+    return [p.id for p in problems if not solution_correct(gold_derivation(p).solution(p), p.meta["solutions"])]

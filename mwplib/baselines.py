@@ -1,0 +1,247 @@
+"""Notebook 01's tables and plots (SVAMP Tables 2, 16, 19/20 and the figures), from the records of `mwplib.runs`:
+accuracies pooled over folds beside the paper's (`mwplib.papers`), the paired R − S effect, config probes listed
+beside the paper's setting, learning curves and accuracy by operator count. Notebook 04 reuses the R − S table.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from . import paths
+from .analysis import correctness, paired_difference, percent
+from .metrics import accuracy_by
+from .models import paper_config
+from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
+from .problem import Problem
+from .profiles import get_profile
+from .records import SUFFIX, read_records
+from .runs import SVAMP_DATASET, RunSpec, embedding_label, spec_for, stand_in_note
+
+
+def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per model × embedding × dataset: accuracies pooled over all test problems of its folds
+    (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold); notebook 01."""
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        key = (spec["model"], spec["config"]["embedding"], spec["dataset"])
+        row = rows.setdefault(key, {"model": key[0], "embedding": key[1], "dataset": key[2], "folds": 0,
+                                    "n_test": 0, "correct": 0, "peer_correct": 0.0, "seconds_per_epoch": 0.0,
+                                    "devices": set()})
+        row["folds"] += 1
+        row["devices"].add(rec["manifest"]["device"])
+        row["n_test"] += rec["n_test"]
+        row["correct"] += sum(p["correct"] for p in rec["predictions"])
+        row["peer_correct"] += rec["metrics"]["peer_test_accuracy"] * rec["n_test"]
+        row["seconds_per_epoch"] += rec["timing"]["seconds_per_epoch"]
+    frame = pd.DataFrame(list(rows.values()))
+    if frame.empty:
+        return frame
+    frame["accuracy"] = 100 * frame["correct"] / frame["n_test"]
+    frame["peer_accuracy"] = 100 * frame["peer_correct"] / frame["n_test"]
+    frame["seconds_per_epoch"] = frame["seconds_per_epoch"] / frame["folds"]
+    frame["devices"] = frame["devices"].map(lambda devices: ", ".join(sorted(devices)))  # seconds depend on it
+    return frame.drop(columns=["correct", "peer_correct"])
+
+
+def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
+    """Recorded runs on `datasets` whose config differs from the default (probes such as another learning rate),
+    with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
+    MiniLM's own encoder learning rate) of the same model, embedding, dataset and fold. Compare them
+    on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
+    pass for the paper's setting (notebook 01_baselines). A default-config run whose epochs or patience are not
+    the profile's plan (`quick` before its plan) is listed too, beside the plan's run of its cell."""
+    def scores(rec: dict[str, Any]) -> tuple[float, float]:
+        return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
+
+    prof = get_profile(profile)
+    records = read_records(path for dataset in datasets
+                           for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}")))
+    rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
+    for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
+        spec, config = rec["spec"], rec["spec"]["config"]
+        default = {**asdict(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
+        changed = {k: v for k, v in {**config, "val_fraction": spec["val_fraction"]}.items()
+                   if k != "class" and default.get(k) != v}
+        where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
+        if changed:
+            rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec),
+                         (*where, spec.get("patience", 0))))
+            continue
+        default_runs[(*where, spec.get("patience", 0))] = scores(rec)
+        planned = spec_for(spec["model"], config["embedding"], spec["dataset"], "", spec["fold"], prof)
+        in_plan = prof.in_plan(spec["model"], config["embedding"], spec["dataset"])
+        if prof.planned is not None and (not in_plan or (spec["epochs"], spec.get("patience", 0))
+                                         != (planned.epochs, planned.patience)):
+            what = (f"epochs={spec['epochs']}, patience={spec.get('patience', 0)} (the plan's: {planned.epochs}, "
+                    f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {prof.name}'s plan "
+                                                           "does not train)")
+            rows.append((where, what, scores(rec), (*where[:4], planned.epochs, planned.patience) if in_plan else None))
+    columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
+               "default config: test"]
+    return pd.DataFrame([(*where, changed, *score, *default_runs.get(beside, (None, None)))
+                         for where, changed, score, beside in rows], columns=columns)
+
+
+def speed_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per training epoch of each model × embedding × dataset (mean over its folds, on the devices its
+    runs trained on), beside the paper's P100 figure (RoBERTa for R, MiniLM here); notebook 01."""
+    frame = summary[["model", "embedding", "dataset", "seconds_per_epoch", "devices"]].copy()
+    frame.insert(3, "paper (P100, RoBERTa for R)", [PAPER_SECONDS_PER_EPOCH.get((m, embedding_label(e)[0]))
+                                                    for m, e in zip(frame["model"], frame["embedding"])])
+    return frame.rename(columns={"seconds_per_epoch": "ours"})
+
+
+#: Column of Tables 2/16 for runs trained as the paper trains: on the whole training fold, reporting the best
+#: test epoch (``--val-fraction 0``).
+PAPER_PROTOCOL = "ours, paper's protocol (whole fold, best test epoch)"
+
+
+def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str],
+                    datasets: Sequence[str], whole_fold: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
+    ours where a run exists (None otherwise) with its best test epoch beside it, and a note on the embedding and
+    folds. `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``), if not empty, adds column
+    :data:`PAPER_PROTOCOL`."""
+    def find(frame: pd.DataFrame, model: str, embedding: str, dataset: str) -> pd.DataFrame:
+        return frame[(frame["model"] == model) & (frame["embedding"] == embedding)
+                     & (frame["dataset"] == dataset)] if not frame.empty else frame
+
+    rows = []
+    for model in models:
+        for embedding in embeddings:
+            label = embedding_label(embedding)
+            for dataset in datasets:
+                found = find(summary, model, embedding, dataset)
+                notes = ([f"MiniLM instead of RoBERTa, encoder lr {paper_config(model, embedding).emb_lr:g}"]
+                         if embedding == "minilm" else [])
+                ours = peer = None
+                if len(found):
+                    row = found.iloc[0]
+                    ours, peer = float(row["accuracy"]), float(row["peer_accuracy"])
+                    notes.append(f"{int(row['folds'])} fold(s), {int(row['n_test'])} test problems, "
+                                 f"trained on {row['devices']}")
+                else:
+                    notes.append("not run")
+                row = {"model": model, "embedding": label, "dataset": dataset,
+                       "paper": PAPER_ACCURACY.get((model, label[0], dataset)), "ours": ours,
+                       "ours, best test epoch (fold minus validation)": peer}
+                if whole_fold is not None and not whole_fold.empty:
+                    whole = find(whole_fold, model, embedding, dataset)
+                    row[PAPER_PROTOCOL] = None
+                    if len(whole):
+                        row[PAPER_PROTOCOL] = float(whole.iloc[0]["peer_accuracy"])
+                        notes.append(f"paper's protocol: {int(whole.iloc[0]['folds'])} fold(s), "
+                                     f"trained on {whole.iloc[0]['devices']}")
+                rows.append({**row, "note": "; ".join(notes)})
+    return rows
+
+
+def paper_pretraining_gain(model: str, dataset: str) -> float | None:
+    """The paper's R (RoBERTa) − S accuracy, in points: Tables 2/16, or Table 10/18 for SVAMP."""
+    if dataset == SVAMP_DATASET:
+        scratch, tuned = PAPER_TABLE_10[model]["Full Set"] if model in PAPER_TABLE_10 else (None, None)
+    else:
+        scratch, tuned = (PAPER_ACCURACY.get((model, e, dataset)) for e in "SR")
+    return None if scratch is None or tuned is None else round(tuned - scratch, 1)
+
+
+def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
+                       pretrained: str = "minilm") -> pd.DataFrame:
+    """R − S per model and dataset on the folds both were run on, paired over the same test problems
+    (:func:`mwplib.analysis.paired_difference`), beside the paper's R − S: does the pretrained encoder help
+    beyond fold noise? (notebooks 01_baselines and 04_svamp; the paper claims R beats S for every model.)"""
+    by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
+    columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "paper R − S",
+               "95 % interval", "only S right", "only R right", "McNemar p", "note"]
+    rows = []
+    for model in models:
+        for dataset in datasets:
+            scratch, tuned = by_cell.get((model, "scratch", dataset), {}), by_cell.get((model, pretrained, dataset), {})
+            folds = sorted(set(scratch) & set(tuned))
+            if not folds:
+                continue
+            s, r = (correctness(runs[f] for f in folds) for runs in (scratch, tuned))
+            test = paired_difference(s, r)
+            rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
+                         paper_pretraining_gain(model, dataset), f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]",
+                         test["only_first"], test["only_second"], test["mcnemar_p"],
+                         stand_in_note([*scratch.values(), *tuned.values()])))
+    return pd.DataFrame(rows, columns=columns)
+
+
+def learning_curves(records: Sequence[dict[str, Any]]) -> Any:
+    """Validation and test accuracy per epoch of every run (fold 0 where several), one panel per dataset
+    (notebook 01's figure)."""
+    import matplotlib.pyplot as plt
+
+    datasets = sorted({r["spec"]["dataset"] for r in records})
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(5 * max(1, len(datasets)), 3.5), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets):
+        for rec in records:
+            spec = rec["spec"]
+            if spec["dataset"] != dataset or spec["fold"] != min(r["spec"]["fold"] for r in records):
+                continue
+            epochs = [h["epoch"] for h in rec["history"]]
+            line, = ax.plot(epochs, [100 * h["test_accuracy"] for h in rec["history"]],
+                            label=f"{spec['model']} {embedding_label(spec['config']['embedding'])}")
+            ax.plot(epochs, [100 * h["val_accuracy"] for h in rec["history"]], ls=":", color=line.get_color())
+        ax.set(title=f"{dataset} (solid: test, dotted: validation)", xlabel="epoch", ylabel="accuracy (%)")
+        ax.legend(fontsize=7)
+    return fig
+
+
+def accuracy_by_operations(records: Sequence[dict[str, Any]], problems: Sequence[Problem]) -> pd.DataFrame:
+    """Test accuracy by number of operators in the gold equation, per model × embedding × dataset (pooled
+    over folds), via :func:`mwplib.metrics.accuracy_by` (notebook 01's figure)."""
+    by_id = {p.id: p for p in problems}
+    groups: dict[tuple[str, str, str], dict[str, bool]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        key = (spec["model"], embedding_label(spec["config"]["embedding"]), spec["dataset"])
+        groups.setdefault(key, {}).update({p["id"]: p["correct"] for p in rec["predictions"]})
+    frames = []
+    for (model, label, dataset), correct in groups.items():
+        frame = accuracy_by([by_id[i] for i in correct], correct, "n_operators")
+        frames.append(frame.assign(model=model, embedding=label, dataset=dataset))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: Operator counts with fewer test problems than this are left out of the figure: their bars are noise.
+MIN_GROUP = 10
+
+
+def plot_accuracy_by_operations(by_ops: pd.DataFrame) -> Any:
+    """Figure of notebook 01 from :func:`accuracy_by_operations`: a panel per dataset, accuracy (%) per operator
+    count in the gold equation, a bar per model × embedding; each count's n is printed under it (a range where
+    the models pooled different folds), and counts with fewer than `MIN_GROUP` problems are left out."""
+    import matplotlib.pyplot as plt
+
+    datasets = sorted(set(by_ops["dataset"])) if len(by_ops) else []
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(5.5 * max(1, len(datasets)), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, dataset in zip(axes[0], datasets):
+        part = by_ops[by_ops["dataset"] == dataset]
+        sizes = part.groupby("group")["n"].agg(["min", "max"])
+        groups = [g for g in sizes.index if sizes.loc[g, "max"] >= MIN_GROUP]
+        bars = list(dict.fromkeys(zip(part["model"], part["embedding"])))
+        width = 0.8 / len(bars)
+        for i, (model, label) in enumerate(bars):
+            cell = part[(part["model"] == model) & (part["embedding"] == label)].set_index("group")["accuracy"]
+            ax.bar([k + (i - (len(bars) - 1) / 2) * width for k in range(len(groups))],
+                   [100 * cell.get(g, float("nan")) for g in groups], width, label=f"{model} {label}")
+        ticks = [f"{g}\nn = {sizes.loc[g, 'max']}" if sizes.loc[g, "min"] == sizes.loc[g, "max"]
+                 else f"{g}\nn = {sizes.loc[g, 'min']}–{sizes.loc[g, 'max']}" for g in groups]
+        ax.set_xticks(range(len(groups)), ticks, fontsize=8)
+        ax.set(title=dataset, xlabel="operators in the gold equation")
+    axes[0][0].set(ylabel="accuracy (%)", ylim=(0, 100))
+    if datasets:
+        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=4, fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
+    return fig
+

@@ -1,0 +1,116 @@
+"""No import cycle among mwplib's modules, not even one hidden in a function: a cycle makes the import order
+matter, and a function-level import that hides one is the next thing to break."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import mwplib
+
+PACKAGE = Path(mwplib.__file__).resolve().parent
+
+
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    """``mwplib/data/svamp.py`` → ``mwplib.data.svamp``; a package's ``__init__.py`` is the package."""
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(source: str, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """The mwplib modules that `source` (module `module`) imports anywhere in it, functions included: for
+    ``from X import name`` the submodule ``X.name`` where it is one, else X. Names a package resolves lazily at
+    run time (`mwplib.data`'s ``_LAZY``) are no import statement, so they are not edges."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "mwplib")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            if base.split(".")[0] != "mwplib":
+                continue
+            found.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names)
+    return found & known
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Each module of `package` → the modules of it that it imports."""
+    files = {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    return {name: imported_modules(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", set(files))
+            for name, path in files.items()}
+
+
+def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """The strongly connected components of `graph` with more than one node, and the nodes that import
+    themselves, each sorted (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph.get(node, ()):
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_cycle_among_mwplib_modules() -> None:
+    graph = import_graph()
+    assert {"mwplib.runs", "mwplib.data", "mwplib.data.svamp"} <= set(graph)
+    assert "mwplib.runs" in graph["mwplib.transfer"]  # the walk sees imports
+    found = cycles(graph)
+    report = "\n".join(" ↔ ".join(cycle) + ": " + "; ".join(
+        f"{a} → {b}" for a in cycle for b in sorted(graph[a]) if b in cycle) for cycle in found)
+    assert not found, f"import cycles among mwplib modules:\n{report}"
+
+
+def test_cycle_finder_finds_cycles_and_self_imports_only() -> None:
+    graph = {"a": {"b"}, "b": {"c", "x"}, "c": {"a"}, "d": {"d"}, "e": {"a"}, "x": set()}
+    assert cycles(graph) == [["a", "b", "c"], ["d"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_imports_are_resolved_to_modules_wherever_they_are() -> None:
+    known = {"mwplib", "mwplib.paths", "mwplib.data", "mwplib.data.svamp", "mwplib.data.own", "mwplib.runs"}
+    source = '''
+import os
+import mwplib.runs
+from . import svamp
+from .. import paths
+from mwplib.data import load_cv
+from pandas import DataFrame
+
+def later():
+    from .own import load_problems
+'''
+    assert imported_modules(source, "mwplib.data.questions", False, known) == {
+        "mwplib.runs", "mwplib.data.svamp", "mwplib.paths", "mwplib.data", "mwplib.data.own"}
+    assert imported_modules("from .svamp import load_cv\nfrom . import own", "mwplib.data", True, known) == {
+        "mwplib.data.svamp", "mwplib.data.own"}
