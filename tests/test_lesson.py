@@ -1,0 +1,43 @@
+"""The one-problem walkthrough the notebooks show before their tables (`mwplib.lesson`)."""
+import pytest
+
+from mwplib import lesson
+from mwplib.problem import Problem
+
+PROBLEM = Problem(id="p1", body="Tom has 7 apples and gives 3 to Ann.", question="How many are left?",
+                  equation="x = 7 - 3", answer=4.0, numbers=("7", "3"), prefix=("-", "N0", "N1"))
+
+
+def _prediction(prefix, answer, correct):
+    return {"id": "p1", "prefix": list(prefix), "answer": answer, "correct": correct, "logprob": -0.1}
+
+
+def test_walk_masks_numbers_to_slots_and_says_why_it_is_right():
+    walk = lesson.walk(PROBLEM, _prediction(("-", "N0", "N1"), 4.0, True))
+    assert walk.masked == "tom has N0 apples and gives N1 to ann . how many are left ?"  # lower-cased, as read
+    assert walk.slots == "N0 = 7, N1 = 3"
+    assert walk.gold == "- N0 N1   (x = N0 - N1)"
+    assert walk.answer == "4 (gold 4)" and walk.why.startswith("right: the predicted expression is the gold one")
+    frame = lesson.table(walk)
+    assert list(frame["step"]) == ["text", "what the model reads", "numbers", "gold expression", "predicted",
+                                   "answer", "why"]
+
+
+@pytest.mark.parametrize("prefix, answer, correct, why", [
+    (("-", "+", "N0", "N1", "+", "N1", "N1"), 4.0, True, "right: another expression"),
+    (("-", "N1", "N0"), -4.0, False, "wrong: the right operators in the right shape, over the wrong numbers"),
+    (("+", "N0", "N1"), 10.0, False, "wrong: another operation"),
+    (("+", "N0"), None, False, "wrong: the prediction is not a well-formed expression"),
+])
+def test_why_names_what_differs_from_the_gold_expression(prefix, answer, correct, why):
+    walk = lesson.walk(PROBLEM, _prediction(prefix, answer, correct))
+    assert walk.why.startswith(why)
+    if answer is None:
+        assert walk.answer == "none (gold 4)" and "not a well-formed" in walk.predicted
+
+
+def test_first_picks_in_test_order_and_says_when_there_is_none():
+    record = {"predictions": [_prediction(("-", "N0", "N1"), 4.0, True)]}
+    assert lesson.first([PROBLEM], record, correct=True) == (PROBLEM, record["predictions"][0])
+    with pytest.raises(ValueError, match="no wrong prediction"):
+        lesson.first([PROBLEM], record, correct=False)
