@@ -41,6 +41,13 @@ def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = 
     return out / f"{name}.csv"
 
 
+def show(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = ".2f") -> pd.DataFrame:
+    """Save `frame` as table `name` (`save_table`) and return it, so a notebook cell ends with one call that both
+    records the table and displays it."""
+    save_table(frame, name, profile, floatfmt=floatfmt)
+    return frame
+
+
 def save_figure(fig: Any, name: str, profile: str) -> Path:
     """Save a matplotlib figure as PNG and PDF under figures/<profile>/ and return the PNG path."""
     out = paths.figures_dir(profile)

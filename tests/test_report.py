@@ -33,6 +33,13 @@ def test_save_table_writes_csv_markdown_and_manifest(tmp_root):
     assert manifest["profile"] == "smoke" and set(manifest["tables"]) == {"t", "u"}  # each table's commit kept
 
 
+def test_show_saves_the_table_and_returns_it_for_display(tmp_root):
+    frame = report.paper_vs_ours([{"k": "a", "paper": 1.0, "ours": 2.5}], keys=["k"])
+    assert report.show(frame, "v", "smoke", floatfmt=".1f") is frame
+    table, markdown = paths.tables_dir("smoke"), (paths.tables_dir("smoke") / "v.md").read_text()
+    assert (table / "v.csv").exists() and "2.5" in markdown and "2.50" not in markdown
+
+
 def test_record_replaces_and_rejects_nan(tmp_root):
     report.record("nb", "smoke", a=1, gone=2.0)
     report.record("nb", "smoke", a=1, b=0.5)  # a rerun without the `gone` run must not keep its metric
