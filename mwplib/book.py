@@ -31,6 +31,7 @@ HIDE_INPUT = "hide-input"
 
 CONF = '''"""Sphinx configuration of the notebook book (written by mwplib.book; not edited by hand)."""
 project = "mwplib: four papers on math word problem solvers, reproduced ({profile} profile)"
+html_title = project
 extensions = ["myst_nb"]
 html_theme = "furo"
 nb_execution_mode = "off"  # the notebooks were executed by run_all.sh; the book only shows them
