@@ -7,7 +7,7 @@ from mwplib.data import derivations as derivations_data
 from mwplib.data.checksums import DataError
 from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
 from mwplib.derivation.derivations import Derivation, first_equation_derivation, gold_derivation
-from mwplib.derivation.experiments import same_equations
+from mwplib.derivation.experiments import same_equations, walkthrough
 from mwplib.derivation.metrics import inconsistent_gold, score, solution_correct
 from mwplib.derivation.solve import solve_linear
 
@@ -106,3 +106,14 @@ def test_a_split_line_that_is_not_an_index_raises_naming_file_and_line(tmp_path,
     monkeypatch.setattr(derivations_data, "data_file", lambda relpath: ids)
     with pytest.raises(DataError, match=r"ids\.txt:2: 'seven' is not an iIndex"):
         derivations_data._ids("draw", "ids.txt", {"draw:7": None})
+
+
+def test_walkthrough_shows_the_coffee_and_bagels_case_of_section_5_3():
+    steps = walkthrough().set_index("step")["value"]
+    assert "q2(2) * m + q5(5) * n = q6(14.00)" in steps["first-match derivation (equation accuracy's reference)"]
+    assert "q4(2) * m" in steps["annotated derivation"]
+    verdicts = [steps[f"{m} accuracy of a solver predicting the first match"] for m in ("solution", "equation",
+                                                                                         "derivation")]
+    assert verdicts == ["right", "right", "wrong"]
+    with pytest.raises(ValueError, match="no problem 'nope' in alg514"):
+        walkthrough("alg514", "nope")

@@ -293,3 +293,24 @@ def headline_metrics(runs3: dict, runs4: dict, stats: pd.DataFrame, checked: dic
     for i, value in enumerate(checked.values(), 1):
         out[f"claim{i}_holds"] = int(value)
     return out
+
+
+#: The problem of §5.3's "bad approximation in equation accuracy" (coffee and bagels, ALG-514).
+COFFEE_AND_BAGELS = ("alg514", "alg514:6254")
+
+
+def walkthrough(dataset: str = COFFEE_AND_BAGELS[0], problem_id: str = COFFEE_AND_BAGELS[1]) -> pd.DataFrame:
+    """One problem through the three metrics before the tables: its annotated derivation, the first-match
+    derivation that equation accuracy (and TE training) takes as the reference, and how each metric scores a
+    solver that predicts that first-match derivation. On the coffee/bagels problem the first match reuses one
+    number for two slots: solution and equation accuracy call it right, derivation accuracy does not."""
+    problem = next((p for p in load_derivations(dataset) if p.id == problem_id), None)
+    if problem is None:
+        raise ValueError(f"no problem {problem_id!r} in {dataset}")
+    gold, first_match = gold_derivation(problem), first_equation_derivation(problem)
+    scored = score(problem, first_match)
+    rows = [("text", problem.text), ("annotated derivation", gold.render(problem)),
+            ("first-match derivation (equation accuracy's reference)", first_match.render(problem)),
+            *((f"{metric} accuracy of a solver predicting the first match", "right" if scored[metric] else "wrong")
+              for metric in METRICS)]
+    return pd.DataFrame(rows, columns=["step", "value"])
