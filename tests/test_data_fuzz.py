@@ -3,6 +3,7 @@ Problem or a DataError naming its source, never another exception, each in under
 from __future__ import annotations
 
 import copy
+import json
 import random
 import time
 import xml.etree.ElementTree as ET
@@ -11,7 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
-from mwplib.data import DataError, asdiv, math23k, mawps, svamp
+from mwplib.data import DataError, asdiv, derivations, math23k, mawps, svamp
 from mwplib.problem import Problem
 
 HOSTILE: list[Any] = [None, True, False, 0, -1, float("inf"), float("nan"), 1e308, "", " ", "x", "9" * 5000, [], {},
@@ -117,3 +118,32 @@ def test_loader_names_its_source(loader) -> None:
              "asdiv": lambda: asdiv._problem(ET.fromstring('<Problem ID="nluds-1"/>'), 0)}
     with pytest.raises(DataError, match=r"x\.csv#row0|m#7|math23k#1|nluds-1"):
         cases[loader]()
+
+
+def test_derivation_records(monkeypatch, tmp_path) -> None:
+    """DRAW-1K / ALG-514 / DOLPHIN-L records through the loader's own record loop (`_load`), top-level fields
+    and alignment rows mutated alike."""
+    rng = random.Random(6)
+    good = {"sQuestion": "7 audio cassettes and 3 video cassettes cost rs 1110 .", "lSolutions": [30.0, 300.0],
+            "Template": ["a * m + b * n = c"], "lEquations": ["(7.0*x)+(3.0*y)=1110.0"], "iIndex": 5484,
+            "Alignment": [{"coeff": "a", "SentenceId": 0, "Value": 7.0, "TokenId": 0},
+                          {"coeff": "b", "SentenceId": 0, "Value": 3.0, "TokenId": 4},
+                          {"coeff": "c", "SentenceId": 0, "Value": 1110.0, "TokenId": 9}],
+            "Equiv": [[[0, 0, 7.0]]]}
+    file = tmp_path / "records.json"
+    monkeypatch.setattr(derivations, "data_file", lambda relpath: file)
+
+    def parse(record: Any) -> Problem:
+        file.write_text(json.dumps([record]), encoding="utf-8")
+        return derivations._load.__wrapped__("alg514")[0][0]
+
+    records = []
+    for _ in range(200):
+        record = _mutate(good, rng, HOSTILE)
+        rows = record.get("Alignment")
+        if rng.random() < 0.5 and isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows):
+            row = rng.randrange(len(rows))
+            rows[row] = _mutate(rows[row], rng, HOSTILE)
+        records.append(record)
+    outcomes = _fuzz(parse, records)
+    assert outcomes["refused"] > 100 and outcomes["loaded"] > 0

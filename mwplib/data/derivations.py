@@ -112,11 +112,11 @@ def _quantities(tokens: list[list[str]], annotated: dict[Position, Fraction]) ->
 
 
 def _position(tokens: list[list[str]], sid: Any, tid: Any, where: str) -> Position:
-    try:
-        tokens[int(sid)][int(tid)]
-    except (IndexError, TypeError, ValueError) as err:
-        raise DataError(f"{where}: position ({sid}, {tid}) is not a token of sQuestion") from err
-    return int(sid), int(tid)
+    """(sentence, token) of an annotation; only non-negative integers that index a token (a float, a boolean or a
+    negative index would be silently coerced or wrap around to another token)."""
+    if not all(type(v) is int and v >= 0 for v in (sid, tid)) or sid >= len(tokens) or tid >= len(tokens[sid]):
+        raise DataError(f"{where}: position ({sid!r}, {tid!r}) is not a token of sQuestion")
+    return sid, tid
 
 
 def _problem(dataset: str, record: dict[str, Any], where: str) -> Problem:
@@ -126,6 +126,14 @@ def _problem(dataset: str, record: dict[str, Any], where: str) -> Problem:
         equations = record["lEquations"]
     except KeyError as err:
         raise DataError(f"{where}: missing field {err}") from err
+    lists = {"Template": template, "lEquations": equations, "lSolutions": solutions, "Alignment": alignment_rows,
+             "Equiv": equiv_rows}
+    wrong = [name for name, value in lists.items() if not isinstance(value, list)]
+    if not isinstance(text, str) or type(index) is not int or wrong:
+        raise DataError(f"{where}: expected a string sQuestion, an integer iIndex and lists, not "
+                        f"{', '.join(wrong) or 'these'} of another type")
+    if not all(isinstance(line, str) for line in (*template, *equations)):
+        raise DataError(f"{where}: Template and lEquations must hold equation strings")
     tokens = sentences(text)
     alignment, annotated = {}, {}
     for row in alignment_rows:
