@@ -5,6 +5,7 @@ evaluated without questions as soon as it is trained (`--without-questions`) nee
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import subprocess
@@ -15,7 +16,8 @@ from typing import Any, Sequence
 from . import paths
 from .problem import Split
 from .profiles import PROFILES, get_profile
-from .runs import RunSpec, _grid, dataset_key, dataset_splits, embedding_label, iter_grid, plan, recorded, run
+from .runs import (RunSpec, _grid, dataset_key, dataset_splits, embedding_label, iter_grid, plan, recorded, run,
+                   run_label)
 from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions
 
 
@@ -77,8 +79,6 @@ def run_on_ray(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str,
 def main(argv: Sequence[str] | None = None) -> None:
     """Train whatever of a grid is not recorded yet (the notebooks then render it in seconds), e.g. on a GPU box:
     ``python -m mwplib.batch --profile full --models gts graph2tree --embeddings scratch minilm --jobs 12``."""
-    import argparse
-
     parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick", choices=sorted(PROFILES))
     parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                             train_missing=args.jobs == 1 and args.backend == "local", config_overrides=overrides,
                             folds=args.folds, val_fraction=args.val_fraction):  # --jobs, Ray: workers recorded them
         spec = record["spec"]
-        where = f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
+        where = run_label(spec)
         print(f"{where}: {100 * record['metrics']['test_accuracy']:.1f} % "
               f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
         if args.without_questions:  # now, before the next run trains: a session or lease may end first

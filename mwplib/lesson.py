@@ -85,6 +85,13 @@ def table(walkthrough: Walkthrough) -> pd.DataFrame:
                                    walkthrough.predicted, walkthrough.answer, walkthrough.why]})
 
 
+def right_and_wrong(problems: Sequence[Problem], record: Mapping[str, Any]) -> pd.DataFrame:
+    """The first right and the first wrong prediction of the run of `record` on `problems` (test order), step by
+    step side by side: what a notebook shows before its tables."""
+    right, wrong = (table(walk(*first(problems, record, correct=c))) for c in (True, False))
+    return pd.DataFrame({"step": right["step"], "right": right["value"], "wrong": wrong["value"]})
+
+
 def first(problems: Iterable[Problem], record: Mapping[str, Any], correct: bool) -> tuple[Problem, dict[str, Any]]:
     """The first of `problems` (test order) that the run of `record` got right (`correct=True`) or wrong, with its
     prediction, skipping problems whose text lacks a number; ValueError when there is none."""

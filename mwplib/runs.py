@@ -15,7 +15,7 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
 import torch
@@ -278,6 +278,11 @@ def embedding_label(embedding: str) -> str:
     if embedding == "scratch":
         return "S"
     return {"minilm": "R (MiniLM)", "mpnet": "R (MPNet)"}.get(embedding, f"R ({embedding})")
+
+
+def run_label(spec: Mapping[str, Any]) -> str:
+    """A recorded run's spec in words, e.g. "gts S asdiv-a fold 0" (progress lines, notebook lessons)."""
+    return f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
 
 
 def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[float]]:

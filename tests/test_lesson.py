@@ -41,3 +41,13 @@ def test_first_picks_in_test_order_and_says_when_there_is_none():
     assert lesson.first([PROBLEM], record, correct=True) == (PROBLEM, record["predictions"][0])
     with pytest.raises(ValueError, match="no wrong prediction"):
         lesson.first([PROBLEM], record, correct=False)
+
+
+def test_right_and_wrong_puts_both_walkthroughs_side_by_side():
+    wrong_problem = Problem(id="p2", body="Ann has 9 pens and loses 4.", question="How many now?",
+                            equation="x = 9 - 4", answer=5.0, numbers=("9", "4"), prefix=("-", "N0", "N1"))
+    record = {"predictions": [_prediction(("-", "N0", "N1"), 4.0, True),
+                              {**_prediction(("+", "N0", "N1"), 13.0, False), "id": "p2"}]}
+    frame = lesson.right_and_wrong([PROBLEM, wrong_problem], record)
+    assert list(frame.columns) == ["step", "right", "wrong"]
+    assert frame.set_index("step").loc["answer"].tolist() == ["4 (gold 4)", "13 (gold 5)"]
