@@ -509,8 +509,6 @@ def evaluate(node: Node, bindings: Mapping[str, Fraction | float | int | str] | 
         return _value(node, values)
     except ExpressionError as error:
         raise ExpressionError(f"{error} in expression {to_infix(node)!r}") from None
-    except RecursionError:
-        raise ExpressionError("expression tree nested too deeply to evaluate") from None
 
 
 def _answer_value(value: object) -> Fraction | None:

@@ -12,7 +12,7 @@ not the gold one (``12 - 5`` for ``12 / 2 + 1``). Equations are compared by exac
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -187,14 +187,19 @@ def other_slot_only(prediction: Mapping[str, Any], problem: Problem) -> bool:
                       _first_of_value(problem.prefix, problem.numbers), len(problem.numbers))
 
 
+def _predicted(record: Mapping[str, Any], tests: Mapping[tuple[str, int], Sequence[Problem]]
+               ) -> Iterator[tuple[Mapping[str, Any], Problem]]:
+    """Each prediction of a run record with its test problem (`tests` maps (dataset, fold) to the test problems)."""
+    problems = {p.id: p for p in tests[(record["spec"]["dataset"], record["spec"]["fold"])]}
+    return ((prediction, problems[prediction["id"]]) for prediction in record["predictions"])
+
+
 def first_lucky(records: Sequence[Mapping[str, Any]], tests: Mapping[tuple[str, int], Sequence[Problem]],
                 label: Any) -> dict[str, Any] | None:
     """The first recorded right answer from another equation, for the lesson of notebook 07 (None if none)."""
     for record in records:
         spec = record["spec"]
-        problems = {p.id: p for p in tests[(spec["dataset"], spec["fold"])]}
-        for prediction in record["predictions"]:
-            problem = problems[prediction["id"]]
+        for prediction, problem in _predicted(record, tests):
             if lucky(prediction, problem):
                 return {"run": f"{spec['model']} {label(spec['config']['embedding'])} {spec['dataset']}",
                         "text": problem.text, "numbers": problem.numbers, "gold": " ".join(problem.prefix),
@@ -211,13 +216,11 @@ def lucky_table(records: Sequence[Mapping[str, Any]], tests: Mapping[tuple[str, 
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for record in records:
         spec = record["spec"]
-        problems = {p.id: p for p in tests[(spec["dataset"], spec["fold"])]}
         key = (spec["model"], label(spec["config"]["embedding"]), spec["dataset"])
         row = rows.setdefault(key, {"model": key[0], "emb": key[1], "dataset": key[2], "folds": 0, "n": 0,
                                     "right": 0, "right, other equation": 0, "of which a same-valued number": 0})
         row["folds"] += 1
-        for prediction in record["predictions"]:
-            problem = problems[prediction["id"]]
+        for prediction, problem in _predicted(record, tests):
             row["n"] += 1
             row["right"] += bool(prediction["correct"])
             if lucky(prediction, problem):

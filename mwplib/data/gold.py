@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 from mwplib.data.checksums import DataError, data_file
 from mwplib.expr import ExpressionError, Node, answers_match, evaluate, is_number, map_leaves, parse_prefix, to_prefix
-from mwplib.numbers import constants, find_numbers, format_number, map_equation
+from mwplib.numbers import Quantity, constants, find_numbers, format_number, map_equation
 from mwplib.problem import Problem
 
 #: The unknown cannot be isolated as one expression (it occurs twice, the equation is malformed, ...):
@@ -61,13 +61,19 @@ def finite_number(value: Any, what: str, source: str, *, written: bool = False) 
     return number
 
 
-def text_numbers(text: str, source: str = "") -> tuple[str, ...]:
-    """The quantities of `text` in order, normalised as `Problem.numbers` expects; a numeral past Python's digit
-    limit for numbers (4,300 digits) is a :class:`DataError` naming `source`, not a crash."""
+def text_quantities(text: str, source: str = "") -> list[Quantity]:
+    """The quantities of `text` in order (`numbers.find_numbers`); a numeral past Python's digit limit for numbers
+    (4,300 digits) is a :class:`DataError` naming `source`, not a crash."""
     try:
-        return tuple(format_number(quantity.value) for quantity in find_numbers(text))
+        return find_numbers(text)
     except ValueError as error:
-        raise DataError(f"{source or text[:60]!r}: a number of the text cannot be read ({str(error)[:80]})") from None
+        where = f"{source}: " if source else f"{text[:60]!r}: "
+        raise DataError(f"{where}a number of the text cannot be read ({str(error)[:80]})") from None
+
+
+def text_numbers(text: str, source: str = "") -> tuple[str, ...]:
+    """The quantities of `text` in order, normalised as `Problem.numbers` expects (see `text_quantities`)."""
+    return tuple(format_number(quantity.value) for quantity in text_quantities(text, source))
 
 
 def slot_prefix(target: Node, numbers: Sequence[str]) -> tuple[str, ...]:

