@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from . import paths
@@ -17,6 +18,7 @@ from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
 from .problem import Problem
 from .profiles import get_profile
 from .records import SUFFIX, read_records
+from .report import by_validation, paper_vs_ours
 from .runs import SVAMP_DATASET, RunSpec, embedding_label, spec_for, stand_in_note
 
 
@@ -49,7 +51,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     """Recorded runs on `datasets` whose config differs from the default (probes such as another learning rate),
     with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
-    MiniLM's own encoder learning rate) of the same model, embedding, dataset and fold. Compare them
+    MiniLM's own encoder learning rate) of the same model, embedding, dataset, fold and seed. Compare them
     on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
     pass for the paper's setting (notebook 01_baselines). A default-config run whose epochs or patience are not
     the profile's plan (`quick` before its plan) is listed too, beside the plan's run of its cell."""
@@ -66,11 +68,12 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
         changed = {k: v for k, v in {**config, "val_fraction": spec["val_fraction"]}.items()
                    if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
+        seed = spec["seed"]  # a probe is compared with the default run of its own seed
         if changed:
             rows.append((where, ", ".join(f"{k}={v}" for k, v in sorted(changed.items())), scores(rec),
-                         (*where, spec.get("patience", 0))))
+                         (*where, spec.get("patience", 0), seed)))
             continue
-        default_runs[(*where, spec.get("patience", 0))] = scores(rec)
+        default_runs[(*where, spec.get("patience", 0), seed)] = scores(rec)
         planned = spec_for(spec["model"], config["embedding"], spec["dataset"], "", spec["fold"], prof)
         in_plan = prof.in_plan(spec["model"], config["embedding"], spec["dataset"])
         if prof.planned is not None and (not in_plan or (spec["epochs"], spec.get("patience", 0))
@@ -78,7 +81,8 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
             what = (f"epochs={spec['epochs']}, patience={spec.get('patience', 0)} (the plan's: {planned.epochs}, "
                     f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {prof.name}'s plan "
                                                            "does not train)")
-            rows.append((where, what, scores(rec), (*where[:4], planned.epochs, planned.patience) if in_plan else None))
+            rows.append((where, what, scores(rec),
+                         (*where[:4], planned.epochs, planned.patience, seed) if in_plan else None))
     columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",
                "default config: test"]
     return pd.DataFrame([(*where, changed, *score, *default_runs.get(beside, (None, None)))
@@ -139,6 +143,14 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
     return rows
 
 
+def paper_table(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str], datasets: Sequence[str],
+                whole_fold: pd.DataFrame | None = None) -> pd.DataFrame:
+    """SVAMP Table 2 or 16 (notebook 01): :func:`comparison_rows` beside the paper, its ``ours`` column headed as
+    chosen on validation (`report.by_validation`)."""
+    return by_validation(paper_vs_ours(comparison_rows(summary, models, embeddings, datasets, whole_fold),
+                                       ["model", "embedding", "dataset"]))
+
+
 def paper_pretraining_gain(model: str, dataset: str) -> float | None:
     """The paper's R (RoBERTa) − S accuracy, in points: Tables 2/16, or Table 10/18 for SVAMP."""
     if dataset == SVAMP_DATASET:
@@ -173,6 +185,23 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
                          test["only_first"], test["only_second"], test["mcnemar_p"],
                          stand_in_note([*scratch.values(), *tuned.values()])))
     return pd.DataFrame(rows, columns=columns)
+
+
+def seed_spread(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Test accuracy (%, epoch by validation) of each cell (model × embedding × dataset × fold) trained with several
+    seeds, with their mean and spread (max − min): how far a cell moves with the seed alone, so a gap between two
+    cells can be told from noise (notebook 01). Cells run with one seed are left out."""
+    by_cell: dict[tuple[str, str, str, int], dict[int, float]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        key = (spec["model"], embedding_label(spec["config"]["embedding"]), spec["dataset"], spec["fold"])
+        by_cell.setdefault(key, {})[spec["seed"]] = 100 * rec["metrics"]["test_accuracy"]
+    rows = [{"model": model, "embedding": embedding, "dataset": dataset, "fold": fold, "seeds": len(found),
+             "accuracy by seed": ", ".join(f"{found[seed]:.1f}" for seed in sorted(found)),
+             "mean": float(np.mean(list(found.values()))), "spread": max(found.values()) - min(found.values())}
+            for (model, embedding, dataset, fold), found in by_cell.items() if len(found) > 1]
+    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "seeds", "accuracy by seed", "mean",
+                                       "spread"])
 
 
 def learning_curves(records: Sequence[dict[str, Any]]) -> Any:

@@ -1,4 +1,4 @@
-"""The papers' findings, drawn again from our tables (the "What holds here" cells of notebooks 01–04 and 06).
+"""The papers' findings, drawn again from our tables (the "What holds here" cells of notebooks 00–04 and 06).
 
 The paper states each finding by comparing two of its numbers (§4.1, §4.2, §5.2). We make the same comparison
 on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from .papers import PAPER_SVAMP_CV, PAPER_TABLE_10
+
 #: "A large fraction" (§1, of question-removed problems) and "the majority" (§1, §4.2, of the bag-of-words
 #: model's), read as over half, in %.
 MAJORITY = 50.0
@@ -24,6 +26,13 @@ MAJORITY = 50.0
 MIN_PROBLEMS = 20
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.96
+#: The largest attention weight on one token that counts as attending "to a single word" (§4.2 gives no number).
+ONE_HOT = 0.9
+#: "Similar" average operators per problem (§5.2, Table 9): SVAMP's and ASDiv-A's differ by less than this (the
+#: paper's by 0.01, MAWPS's from either by over 0.5).
+SAME_OPERATORS = 0.1
+#: The column of the §5.3 table (`svamp_tables.WITHOUT_SVAMP`) with the same model trained without SVAMP.
+WITHOUT_SVAMP = "same problems, trained without SVAMP"
 
 Cell = tuple[pd.DataFrame, Mapping[str, Any]] | float
 
@@ -89,6 +98,16 @@ def _distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     return table[keys].drop_duplicates().to_dict("records")
 
 
+def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """A findings table of `comparison` rows, for findings drawn outside this module (notebook 05's)."""
+    return _frame(rows)
+
+
+def distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
+    """The distinct values of `keys` in `table`, in table order, for findings drawn outside this module."""
+    return _distinct(table, keys)
+
+
 def easy_share(without: float, easy: float, hard: float) -> float:
     """The share (%) of a model's correct answers that are Easy problems, from its accuracy without the question
     (the Easy part's size, Table 3) and its accuracy on the Easy and Hard parts (Table 4)."""
@@ -96,6 +115,38 @@ def easy_share(without: float, easy: float, hard: float) -> float:
     solved_hard = (100 - without) * hard if without < 100 else 0.0
     solved = solved_easy + solved_hard
     return 100 * solved_easy / solved if solved else float("nan")
+
+
+def datasets(table9: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 00: SVAMP does not ask for harder equations than ASDiv-A: their template counts and average
+    operators "are similar for SVAMP and ASDiv-A and are considerably smaller than for MAWPS" (§5.2); yet it is
+    the less diverse in words: "a much lesser CLD than ASDiv-A" (§5.2), and below MAWPS too (Table 9, "less
+    diverse", §5.3). The paper's own template counts differ by 7 (26 against 19), so "similar" is read as nearer
+    each other than either is to MAWPS; operators as within :data:`SAME_OPERATORS`. `table9` has rows by
+    ``dataset`` (MAWPS, ASDiv-A, SVAMP) and ``statistic`` (``n_templates``, ``avg_operators``, ``cld``)."""
+    def side(dataset: str, statistic: str) -> Cell:
+        return table9, {"dataset": dataset, "statistic": statistic}
+
+    def gap(a: str, b: str, statistic: str, column: str) -> float:
+        return abs(_value(side(a, statistic), column) - _value(side(b, statistic), column))
+
+    rows = []
+    for statistic, claim, name in (("n_templates", "templates", "templates"),
+                                   ("avg_operators", "operators per problem", "average operators")):
+        rows += [comparison(f"SVAMP and ASDiv-A have considerably fewer {claim} than MAWPS (§5.2, Table 9)",
+                            f"{name}: MAWPS − {dataset}", side("MAWPS", statistic), side(dataset, statistic))
+                 for dataset in ("SVAMP", "ASDiv-A")]
+    nearer = {c: pd.Series([gap("MAWPS", d, "n_templates", c) for d in ("SVAMP", "ASDiv-A")]).min(skipna=False)
+              for c in ("paper", "ours")}  # a missing cell leaves no gap, not the other one
+    rows += [_row("SVAMP's and ASDiv-A's template counts are similar (§5.2, Table 9)",
+                  "templates: min(|MAWPS − SVAMP|, |MAWPS − ASDiv-A|) − |SVAMP − ASDiv-A|",
+                  *(nearer[c] - gap("SVAMP", "ASDiv-A", "n_templates", c) for c in ("paper", "ours"))),
+             _row("SVAMP has about as many operators per problem as ASDiv-A (§5.2, Table 9)",
+                  f"average operators: {SAME_OPERATORS:g} − |SVAMP − ASDiv-A|",
+                  *(SAME_OPERATORS - gap("SVAMP", "ASDiv-A", "avg_operators", c) for c in ("paper", "ours")))]
+    rows += [comparison("SVAMP has a lower CLD than ASDiv-A (§5.2) and MAWPS (Table 9)", f"CLD: {dataset} − SVAMP",
+                        side(dataset, "cld"), side("SVAMP", "cld")) for dataset in ("ASDiv-A", "MAWPS")]
+    return _frame(rows)
 
 
 def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
@@ -133,32 +184,88 @@ def _paired(finding: str, label: str, paper: float, effect: pd.DataFrame, keys: 
     return row
 
 
-def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame, effect: pd.DataFrame
-              ) -> pd.DataFrame:
+def _margin(values: Mapping[str, float], best: str) -> tuple[float, str]:
+    """How far `best` leads the highest of the other `values` (NaN ones left out), and which that runner-up is:
+    a claim that one model is best compares it with whichever model comes next, on each side."""
+    others = {name: value for name, value in values.items() if name != best and not pd.isna(value)}
+    if not others:
+        return float("nan"), "none"
+    runner_up = max(others, key=others.__getitem__)
+    return float(values.get(best, float("nan"))) - others[runner_up], runner_up
+
+
+def _lead(finding: str, label: str, paper: tuple[float, str], ours: tuple[float, str]) -> dict[str, Any]:
+    """A row from the :func:`_margin` of each side, naming its runner-up (one name where both sides agree)."""
+    against = paper[1] if paper[1] == ours[1] else f"paper: {paper[1]}; ours: {ours[1]}"
+    return _row(finding, f"{label} − best other ({against})", paper[0], ours[0])
+
+
+def _within_spread(row: dict[str, Any], spread: pd.DataFrame | None, *cells: Mapping[str, Any]) -> dict[str, Any]:
+    """`row`, judged "within seed spread" instead when its difference is no larger than the largest spread over
+    seeds (`baselines.seed_spread`: max − min accuracy of one fold trained with several seeds) of its cells: the
+    seed alone moves a cell that far."""
+    if spread is None or spread.empty or row["holds"] not in ("yes", "no"):
+        return row
+    found = [part for k in cells if not (part := _matching(spread, k)).empty]
+    if found:
+        widest = max(float(part["spread"].max()) for part in found)
+        if abs(row["ours"]) <= widest:
+            seeds = int(min(part["seeds"].min() for part in found))
+            row["holds"] = f"within seed spread ({widest:.1f} points over {seeds} seeds)"
+    return row
+
+
+def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame, effect: pd.DataFrame,
+              spread: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
-    Seq2Seq (Table 2), and every model beats the Majority Template Baseline by far (§3.2). Tables 2 and 16 have
-    rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``; R − S is read from
-    `effect` (`baselines.pretraining_effect`: R and S on the same folds and test problems, with its interval), since
-    the tables may pool R and S over different folds."""
+    Seq2Seq (Table 2), every model beats the Majority Template Baseline by far (§3.2), and "Graph2Tree with RoBERTa
+    embeddings achieves the state-of-the-art for both datasets" (§3.2, Table 2: Table 16's Transformer is not in
+    it). Tables 2 and 16 have rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``;
+    R − S is read from `effect` (`baselines.pretraining_effect`: R and S on the same folds and test problems, with
+    its interval), since the tables may pool R and S over different folds. With `spread` (`baselines.seed_spread`),
+    a model-against-model difference no larger than its cells' seed spread says so."""
     keys = ["model", "embedding", "dataset"]
-    table2 = pd.concat([table2, table16], ignore_index=True)
-    pretrained = [e for e in table2["embedding"].drop_duplicates() if e != "S"]
+    both = pd.concat([table2, table16], ignore_index=True)
+    pretrained = [e for e in both["embedding"].drop_duplicates() if e != "S"]
     rows = [_paired("R beats S for every model (Tables 2, 16)", f"{k['model']} {k['dataset']}: {r} − S",
-                    _value((table2, {**k, "embedding": r}), "paper") - _value((table2, {**k, "embedding": "S"}),
-                                                                               "paper"), effect, k)
-            for k in _distinct(table2, ["model", "dataset"]) for r in pretrained]
-    rows += [comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)", f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
-                        (table2, {**k, "model": m}), (table2, {**k, "model": "seq2seq"}))
-             for k in _distinct(table2, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
+                    _value((both, {**k, "embedding": r}), "paper") - _value((both, {**k, "embedding": "S"}),
+                                                                             "paper"), effect, k)
+            for k in _distinct(both, ["model", "dataset"]) for r in pretrained]
+    rows += [_within_spread(comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)",
+                                       f"{k['embedding']} {k['dataset']}: {m} − seq2seq", (both, {**k, "model": m}),
+                                       (both, {**k, "model": "seq2seq"})),
+                            spread, {**k, "model": m}, {**k, "model": "seq2seq"})
+             for k in _distinct(both, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
     rows += [comparison("every model beats the Majority Template Baseline (§3.2)",
-                        f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template", (table2, k),
-                        (majority, {"dataset": k["dataset"]})) for k in _distinct(table2, keys)]
+                        f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template", (both, k),
+                        (majority, {"dataset": k["dataset"]})) for k in _distinct(both, keys)]
+    for dataset, part in table2.groupby("dataset", sort=False):
+        names = part["model"] + " " + part["embedding"]
+        rows += [_lead("the best model on each dataset is Graph2Tree R (Table 2)", f"{dataset}: graph2tree {r}",
+                       *(_margin(dict(zip(names, part[c])), f"graph2tree {r}") for c in ("paper", "ours")))
+                 for r in pretrained]
     return _frame(rows)
 
 
-def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
+def _same_top_word(examples: pd.DataFrame) -> tuple[float, int]:
+    """The share (%) of the example pairs (``…a``/``…b`` ids) whose gold equation differs at the slot level but
+    whose top word is the same in both, and how many such pairs there are (`attention_analysis.pair_statistics`):
+    only where the edit changed the equation does keeping the word show a shortcut."""
+    by_id = examples.set_index("id")
+    pairs = [(a, a[:-1] + "b") for a in by_id.index if a.endswith("a") and a[:-1] + "b" in by_id.index]
+    changed = [(a, b) for a, b in pairs if by_id.at[a, "gold slots"] != by_id.at[b, "gold slots"]]
+    same = sum(by_id.at[a, "our top word"] == by_id.at[b, "our top word"] for a, b in changed)
+    return (100 * same / len(changed) if changed else float("nan")), len(changed)
+
+
+def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFrame, examples: pd.DataFrame
+                 ) -> pd.DataFrame:
     """Notebook 03: an order-blind model solves over half of MAWPS (Table 5), far fewer of SVAMP's, where it is
-    only a little better than the Majority Template Baseline (Table 12)."""
+    only a little better than the Majority Template Baseline (Table 12); it "usually attends to a single word"
+    (§4.2): the median largest attention weight (`weights`, `attention_analysis.weight_table`) is near one, a
+    threshold the paper does not give; and in each pair of Tables 6/26 (`examples`,
+    `attention_analysis.recorded_examples`) it keeps that word when an edit changes the equation, as in every
+    pair the paper shows (100 %)."""
     baseline = (table12, {"model": "Majority Template Baseline"})
     rows = []
     for k in _distinct(table12[table12["emb"] != ""], ["model", "emb"]):
@@ -169,6 +276,14 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame) -> pd.DataFrame:
                             (table12, k)),
                  comparison("on SVAMP it beats the majority template, marginally (Table 12)",
                             f"{k['emb']}: SVAMP − majority template", (table12, k), baseline)]
+    rows += [_row("the constrained model's attention is near one-hot (§4.2, Table 6)",
+                  f"{k['emb']} {k['dataset']}: median largest attention weight − {ONE_HOT:g} (paper: no number)",
+                  float("nan"), cell(weights, "median", **k) - ONE_HOT) for k in _distinct(weights, ["emb", "dataset"])]
+    for emb, part in examples.groupby("emb", sort=False):
+        share, pairs = _same_top_word(part)
+        rows.append(_row("the same word wins in each Table 6 pair (§4.2, Tables 6, 26)",
+                         f"{emb}: % of the {pairs} pairs whose equation changes with the same top word"
+                         f" − {MAJORITY:g} %", 100 - MAJORITY, share - MAJORITY))
     return _frame(rows)
 
 
@@ -183,10 +298,69 @@ def _stand_in(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
     return f" (SVAMP side: {trained}, a stand-in)" if trained else ""
 
 
-def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
+def _ablations(table13: pd.DataFrame, table14: pd.DataFrame) -> list[dict[str, Any]]:
+    """Tables 13/14: each removal changes accuracy the way the paper's did, up (the removed examples were the
+    harder) or down: our change times the sign of the paper's, beside the paper's size of it."""
+    rows = []
+    for table, group in ((table13, "removed category"), (table14, "removed variation")):
+        for _, change in table[table["measure"] == "change in accuracy"].iterrows():
+            sign = math.copysign(1.0, change["paper"])
+            label = f"{change['model']} without {change[group]}: {'' if sign > 0 else '−'}change in accuracy"
+            rows.append(_row("every removal ablation changes accuracy in the paper's direction (Tables 13, 14)", label,
+                             abs(change["paper"]), sign * change["ours"]))
+    return rows
+
+
+def _svamp_cv(cv: pd.DataFrame) -> list[dict[str, Any]]:
+    """§5.3: what four SVAMP folds in the training data add on the same test problems (`cv`,
+    `svamp_tables.svamp_cv_table`). The paper's "about 65 %" is its best model's, against 43.8 % for its best
+    trained without SVAMP (Graph2Tree R, Table 10); a row the table gives no paper value to has none."""
+    finding = "SVAMP 5-fold accuracy is far above the no-SVAMP training's (§5.3)"
+    without = PAPER_TABLE_10["graph2tree"]["Full Set"][1]
+    label = "5-fold with SVAMP − trained without, same problems"
+    if cv.empty:  # the experiment was not run
+        return [_row(finding, f"no 5-fold run: {label}", PAPER_SVAMP_CV - without, float("nan"))]
+    rows = []
+    for k in _distinct(cv, ["model", "emb"]):
+        paper = cell(cv, "paper", **k)
+        ours = cell(cv, "ours", **k) - (cell(cv, WITHOUT_SVAMP, **k) if WITHOUT_SVAMP in cv.columns else float("nan"))
+        rows.append(_row(finding, f"{k['model']} {k['emb']}, {cell(cv, 'folds', **k):g} fold(s): {label}"
+                         + ("" if pd.isna(paper) else f" (paper: {paper:g} − Graph2Tree R's {without:g})"),
+                         paper - without, ours))
+    return rows
+
+
+def _best_on_svamp(table10: pd.DataFrame) -> dict[str, Any]:
+    """"The best performing Graph2Tree model" (§5.3): Graph2Tree R's Full Set accuracy against the next model's,
+    the paper's from all of Tables 10/18 (`table10` may hold S rows only), ours from `table10`."""
+    paper = {f"{model} {emb}": values["Full Set"][i] for model, values in PAPER_TABLE_10.items()
+             for i, emb in enumerate("SR")}
+    full = table10[table10["subset"] == "Full Set"]
+    stand_in = full.get("note", pd.Series("", index=full.index)).astype(str).str.contains("stand-in")
+    names = full["model"] + " " + full["emb"] + stand_in.map({True: " (a stand-in)", False: ""})
+    best = next((name for name in names if name.startswith("Graph2Tree R")), "Graph2Tree R")
+    return _lead("the best model on SVAMP is Graph2Tree R (§5.3, Table 10)", f"Full Set: {best}",
+                 _margin(paper, "graph2tree R"), _margin(dict(zip(names, full["ours"])), best))
+
+
+def first_best(table: pd.DataFrame) -> pd.DataFrame:
+    """Tables 13–15's rows for their first best model (chosen on validation, or by both protocols), which the
+    findings judge; a table without a ``best model by`` column is returned whole."""
+    if "best model by" not in table.columns or table.empty:
+        return table
+    return table[table["best model by"] == table["best model by"].iloc[0]]
+
+
+def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, table13: pd.DataFrame,
+          table14: pd.DataFrame, cv: pd.DataFrame) -> pd.DataFrame:
     """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
     numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15). A Table 15 cell of fewer than
-    :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing."""
+    :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing. Then: Two-Op problems are far harder than
+    One-Op ones (Table 10, its ``n`` gating the same way); every removal ablation moves accuracy the paper's way
+    (Tables 13, 14); training on SVAMP too lifts SVAMP accuracy far (§5.3, `cv`: the SVAMP 5-fold table); and
+    Graph2Tree R is the best model on SVAMP (Table 10). Tables 13–15 are judged on their first best model
+    (:func:`first_best`)."""
+    table13, table14, table15 = first_best(table13), first_best(table14), first_best(table15)
     rows = [comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
                        f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
                        + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
@@ -203,7 +377,11 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame) -> pd.DataFrame:
     rows += [by_count("SVAMP is harder than ASDiv-A at the same count (Table 15)",
                       f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
                       (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
-    return _frame(rows)
+    rows += [by_count("Two-Op far below One-Op (Table 10)",
+                      f"{k['model']} {k['emb']}: One-Op − Two-Op" + _stand_in(table10, {**k, "subset": "One-Op"}),
+                      (table10, {**k, "subset": "One-Op"}), (table10, {**k, "subset": "Two-Op"}))
+             for k in _distinct(table10, ["model", "emb"])]
+    return _frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10)])
 
 
 def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame

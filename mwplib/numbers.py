@@ -10,6 +10,9 @@ What counts as a quantity (one rule set for every dataset, so that number slots 
 * NOT quantities: ordinals (``5th``, ``1st``), digits glued to a preceding letter (``N0``, ``mp3``),
   and signs: ``-`` is never part of a number (``3-4 days``, ``10-year-old``); negatives are absent from
   these datasets' texts.
+
+The English number words and their values (:data:`UNITS`, :data:`TENS`, :data:`SCALES`, :data:`DENOMINATORS`,
+:data:`MULTIPLIERS`, :data:`FRACTIONS`) live here too, for every module that reads numbers written as words.
 """
 from __future__ import annotations
 
@@ -32,7 +35,8 @@ _NUMBER_STRING = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?\Z|-?\.\d+\Z
 
 @dataclass(frozen=True)
 class Quantity:
-    """A number as it appears in a text: surface `text`, exact `value` and character span."""
+    """A number as it appears in a text: surface `text`, exact `value` and character span (the derivation datasets'
+    numbers are whole tokens found by position instead: `mwplib.data.derivations.NumberToken`)."""
 
     text: str
     value: Fraction
@@ -155,15 +159,28 @@ def unmask(node: Node, numbers: Sequence[str | Fraction]) -> Node:
 
 # --------------------------------------------------------------------------------------------- number words
 
-_UNITS = {word: value for value, word in enumerate(
+# The English number words and their values, kept here only: `words_to_numbers` reads them, and the SVAMP join
+# (`mwplib.data.svamp`) and the derivation datasets' `number_value` (`mwplib.data.derivations`) take their words from
+# them, so a word added or corrected here reaches every reader.
+
+#: Cardinal words below twenty, with their values.
+UNITS: dict[str, int] = {word: value for value, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen".split())}
-_TENS = {word: 10 * (value + 2) for value, word in enumerate(
+#: The multiples of ten from twenty, with their values.
+TENS: dict[str, int] = {word: 10 * (value + 2) for value, word in enumerate(
     "twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
-_DENOMINATORS = frozenset(
-    "half halves third thirds fourth fourths fifth fifths sixth sixths seventh sevenths eighth eighths "
-    "ninth ninths tenth tenths".split())
+#: Words that multiply the number before them ("three hundred", "a million"), with their factor: "hundred" within a
+#: group of three digits, the others close one ("two hundred thousand").
+SCALES: dict[str, int] = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9}
+#: Words for the denominator of a fraction ("two thirds", "one-half"), with the denominator they name.
+DENOMINATORS: dict[str, int] = {"half": 2, "halves": 2, **{word: value for value, ordinal in enumerate(
+    "third fourth fifth sixth seventh eighth ninth tenth".split(), 3) for word in (ordinal, f"{ordinal}s")}}
+#: Words that multiply a quantity, with their factor ("twice as many").
+MULTIPLIERS: dict[str, int] = {"twice": 2, "double": 2, "doubled": 2, "thrice": 3, "triple": 3, "tripled": 3}
+#: Words that name a fraction on their own, with its value ("half of them").
+FRACTIONS: dict[str, Fraction] = {"half": Fraction(1, 2), "quarter": Fraction(1, 4), "quarters": Fraction(1, 4),
+                                  "third": Fraction(1, 3)}
 #: Words that denote a number but are not rewritten (their meaning depends on the sentence); reported.
 VAGUE_NUMBER_WORDS = frozenset(
     "half halves twice thrice double triple dozen dozens quarter quarters hundred hundreds thousand "
@@ -171,7 +188,7 @@ VAGUE_NUMBER_WORDS = frozenset(
 #: "one" after these words is a pronoun ("the one", "each one"), not a quantity.
 _PRONOUN_ONE_AFTER = frozenset(
     "the this that each every no any which another other some last next same only".split())
-_PHRASE_WORDS = frozenset([*_UNITS, *_TENS, "hundred", "and", *_SCALES])
+_PHRASE_WORDS = frozenset([*UNITS, *TENS, *SCALES, "and"])
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -183,24 +200,24 @@ def _phrase_value(words: list[str]) -> int | None:
             if last not in ("hundred", "scale"):
                 return None
             last = "and"
-        elif word in _UNITS:
-            value = _UNITS[word]
+        elif word in UNITS:
+            value = UNITS[word]
             if last in ("unit", "teen") or (last == "tens" and not 1 <= value <= 9):
                 return None
             current += value
             last = "teen" if value >= 10 else "unit"
-        elif word in _TENS:
+        elif word in TENS:
             if last in ("unit", "teen", "tens"):
                 return None
-            current += _TENS[word]
+            current += TENS[word]
             last = "tens"
         elif word == "hundred":
             if last not in ("unit", "teen") or current % 100 == 0 or current >= 100:
                 return None
-            current *= 100
+            current *= SCALES[word]
             last = "hundred"
-        elif word in _SCALES:
-            scale = _SCALES[word]
+        elif word in SCALES:
+            scale = SCALES[word]
             if current == 0 or (last_scale is not None and scale >= last_scale):
                 return None
             total, current, last_scale, last = total + current * scale, 0, scale, "scale"
@@ -231,7 +248,7 @@ def _number_phrase(text: str, tokens: list[re.Match[str]], lower: list[str], i: 
     for last in range(end, i - 1, -1):
         words = lower[i:last + 1]
         if words[0] == "a":
-            if len(words) < 2 or words[1] not in ("hundred", *_SCALES):
+            if len(words) < 2 or words[1] not in SCALES:
                 continue
             words = ["one", *words[1:]]
         value = _phrase_value(words)
@@ -263,7 +280,7 @@ def words_to_numbers(text: str) -> tuple[str, list[str]]:
             continue
         end, value = phrase
         following = end + 1 if end + 1 < len(tokens) else None
-        if following is not None and lower[following] in _DENOMINATORS \
+        if following is not None and lower[following] in DENOMINATORS \
                 and _joined(text, tokens[end], tokens[following]):
             unhandled.append(text[tokens[i].start():tokens[following].end()])
             i = following + 1

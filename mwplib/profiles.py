@@ -58,6 +58,10 @@ QUICK_RUNS: tuple[PlannedRun, ...] = (
     PlannedRun("constrained", "scratch", "mawps-asdiv-a_svamp", 15, 0, "far fewer SVAMP problems; beats majority"),
     PlannedRun("constrained", "minilm", "asdiv-a-all", 12, 0, "Tables 6/26's attention examples (03)"),
     PlannedRun("seq2seq", "scratch", "mawps-asdiv-a_svamp", 10, 5, "Tables 11, 13–15 (04)"),
+    PlannedRun("transformer", "scratch", "mawps-asdiv-a_svamp", 10, 5,
+               "Table 10's best model among three; generated variations rank models as SVAMP does (07)"),
+    PlannedRun("gts", "scratch", "mawps-asdiv-a_svamp", 10, 5,
+               "Table 10's best model among three; generated variations rank models as SVAMP does (07)"),
     PlannedRun("seq2seq", "scratch", "cv_svamp_augmented", 10, 5, "SVAMP 5-fold's fold 0 (04, SVAMP_CV=True)"),
 )
 

@@ -17,6 +17,24 @@ from . import paths
 from .repro import run_manifest
 
 
+#: Heads of the ``ours`` column of a table of trained runs: the epoch chosen on validation (the protocol of every
+#: ``ours`` column here), and the papers' protocol, each run's best test epoch, in a column of its own where the
+#: records hold it (the per-problem predictions are kept for the validation epoch only).
+BY_VALIDATION = "ours, epoch by validation"
+BEST_TEST_EPOCH = "ours, best test epoch (the paper's protocol)"
+
+
+def by_validation(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame`, marked so that :func:`save_table` heads its ``ours`` column :data:`BY_VALIDATION`: nobody can take it
+    for the papers' best-test-epoch number. In memory the column keeps its name, which findings and headlines read."""
+    frame.attrs["ours"] = BY_VALIDATION
+    return frame
+
+
+def _headed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.rename(columns={"ours": frame.attrs["ours"]}) if frame.attrs.get("ours") else frame
+
+
 def paper_vs_ours(rows: Iterable[Mapping[str, Any]], keys: list[str]) -> pd.DataFrame:
     """Build a table with columns `keys` + paper | ours | Δ (ours − paper) from dicts holding
     the key columns plus ``paper`` and ``ours`` (None where a side has no number), and optionally
@@ -35,6 +53,7 @@ def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = 
     """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path."""
     out = paths.tables_dir(profile)
     out.mkdir(parents=True, exist_ok=True)
+    frame = _headed(frame)
     frame.to_csv(out / f"{name}.csv", index=False)
     (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt) + "\n")
     _write_manifest(out, profile, name)
@@ -42,10 +61,10 @@ def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = 
 
 
 def show(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = ".2f") -> pd.DataFrame:
-    """Save `frame` as table `name` (`save_table`) and return it, so a notebook cell ends with one call that both
-    records the table and displays it."""
+    """Save `frame` as table `name` (`save_table`) and return it as saved (its ``ours`` column headed by protocol), so
+    a notebook cell ends with one call that both records the table and displays it."""
     save_table(frame, name, profile, floatfmt=floatfmt)
-    return frame
+    return _headed(frame)
 
 
 def save_figure(fig: Any, name: str, profile: str) -> Path:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import expr
+from .analysis import VARIATION_LABELS
 from .problem import Problem
 
 #: ASDiv-A's annotated types that §5.1 keeps, with the group names of Table 7 (the others have under 20 examples,
@@ -254,4 +255,52 @@ def lucky_by_category(records: Sequence[Mapping[str, Any]], problems: Sequence[P
         rows += [{"run": run, "category": c, "n": n, "answer accuracy": 100 * right / n,
                   "right, other equation": other, "% of right answers": 100 * other / right if right else None}
                  for c, (n, right, other) in sorted(counts.items())]
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------- rule-made variations beside SVAMP's own
+
+def variation_accuracy(evaluated: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+                       generated: Sequence[Problem], svamp: Sequence[Problem], label: Any) -> pd.DataFrame:
+    """Per SVAMP-trained run and variation type: accuracy on the rule-made variations (`evaluated`: each run with its
+    evaluation on `generated`, `transfer.evaluate_available`) beside its accuracy on SVAMP's problems made by that
+    variation alone (the human-made ones of the same type; the run's own predictions); "all" rows: every generated
+    problem, and all of SVAMP."""
+    code_of = {p.id: p.meta["variation_codes"][0] for p in generated}
+    svamp_codes = {p.id: tuple(p.meta.get("variation_codes", ())) for p in svamp}
+    rows = []
+    for record, evaluation in evaluated:
+        run = f"{record['spec']['model']} {label(record['spec']['config']['embedding'])}"
+        ours = [(code_of[p["id"]], bool(p["correct"])) for p in evaluation["predictions"]]
+        theirs = [(svamp_codes[p["id"]], bool(p["correct"])) for p in record["predictions"]]
+        for code in [*sorted({c for c, _ in ours}), "all"]:
+            mine = [right for c, right in ours if code in (c, "all")]
+            human = [right for codes, right in theirs if code == "all" or codes == (code,)]
+            rows.append({"run": run, "code": code, "variation": VARIATION_LABELS.get(code, "all"),
+                         "rule-made: n": len(mine), "rule-made: accuracy": 100 * float(np.mean(mine)),
+                         "SVAMP: n": len(human),
+                         "SVAMP: accuracy": 100 * float(np.mean(human)) if human else None})
+    return pd.DataFrame(rows, columns=["run", "code", "variation", "rule-made: n", "rule-made: accuracy", "SVAMP: n",
+                                       "SVAMP: accuracy"])
+
+
+def rank_agreement(frame: pd.DataFrame) -> pd.DataFrame:
+    """Whether the rule-made set ranks what SVAMP ranks (Spearman's rho, from :func:`variation_accuracy`): the
+    variation types, per run, and the runs, by their accuracy on all problems. With six types and a few runs, a
+    rho is a coarse reading: say so beside it."""
+    from scipy.stats import spearmanr
+
+    def rho(part: pd.DataFrame) -> float | None:
+        part = part.dropna(subset=["SVAMP: accuracy"])
+        if len(part) < 3 or part["rule-made: accuracy"].nunique() < 2 or part["SVAMP: accuracy"].nunique() < 2:
+            return None  # too few items, or one side does not rank them at all
+        return float(spearmanr(part["rule-made: accuracy"], part["SVAMP: accuracy"]).statistic)
+
+    if frame.empty:
+        return pd.DataFrame(columns=["ranks", "run", "items", "Spearman rho"])
+    rows = [{"ranks": "variation types", "run": run, "items": int((part["code"] != "all").sum()),
+             "Spearman rho": rho(part[part["code"] != "all"])} for run, part in frame.groupby("run", sort=False)]
+    overall = frame[frame["code"] == "all"]
+    rows.append({"ranks": "runs (all problems)", "run": ", ".join(overall["run"]), "items": len(overall),
+                 "Spearman rho": rho(overall)})
     return pd.DataFrame(rows)

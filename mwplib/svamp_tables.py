@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from . import expr, metrics
-from .analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, accuracy_by_numbers, correctness, easy_hard_partition,
-                       percent, removal_ablation, svamp_subset_ids)
+from .analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, Correctness, accuracy_by_numbers, correctness,
+                       easy_hard_partition, percent, removal_ablation, svamp_subset_ids)
 from .papers import (PAPER_BEST_MODEL, PAPER_SVAMP_CV, PAPER_TABLE_3, PAPER_TABLE_4, PAPER_TABLE_5, PAPER_TABLE_10,
                      PAPER_TABLE_11, PAPER_TABLE_12, PAPER_TABLE_13, PAPER_TABLE_14, PAPER_TABLE_15)
 from .problem import Problem
-from .report import paper_vs_ours
+from .report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, paper_vs_ours
 from .runs import SVAMP_DATASET, embedding_label, stand_in_note
 
 #: Model names of `mwplib.models` → the paper's names.
@@ -85,7 +85,7 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
             row["released files"] = percent(correctness(on_released[0]))
         row["note"] = _folds_note(runs, kept)
         rows.append(row)
-    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"])
+    return by_validation(paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"]))
 
 
 def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
@@ -103,7 +103,7 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
                          "dataset": dataset, "folds": len(kept), "part": part.capitalize(), "n": cells[f"{part}_n"],
                          "paper": paper[i] if paper else None, "ours": cells[f"{part}_accuracy"],
                          "note": _folds_note(runs, kept)})
-    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"])
+    return by_validation(paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "part", "n"]))
 
 
 def plot_with_without(table3: pd.DataFrame) -> Any:
@@ -156,7 +156,8 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
              embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
-    Every model × embedding asked for gets its rows, run or not; ``note`` labels a stand-in run, and, given
+    Every model × embedding asked for gets its rows, run or not; the Full Set row adds the best test epoch's accuracy
+    (the paper's protocol; a subset's is not recorded); ``note`` labels a stand-in run, and, given
     `json_types` (id → SVAMP.json's ``Type``), an ADD/SUB/MUL/DIV subset whose size SVAMP.json puts otherwise:
     the subsets follow the training CSV's ``Type``, which differs from SVAMP.json's for five problems."""
     by_json = dict.fromkeys(OPERATION_OF_TYPE.values(), 0) if json_types else {}
@@ -172,9 +173,10 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
                      if subset in by_json and by_json[subset] != len(ids) else "")
             rows.append({"subset": subset, "model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
-                         "ours": percent(correct, ids), "n": len(ids),
+                         "ours": percent(correct, ids),
+                         BEST_TEST_EPOCH: best_test_epoch(runs) if subset == "Full Set" else None, "n": len(ids),
                          "note": "; ".join(filter(None, (stand_in_note(runs), typed)))})
-    return paper_vs_ours(rows, keys=["subset", "model", "emb"])
+    return by_validation(paper_vs_ours(rows, keys=["subset", "model", "emb"]))
 
 
 def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
@@ -194,33 +196,52 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
                          "with question": percent(correctness(kept)),
                          "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
                          "note": _folds_note(runs, kept)})
-    return paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"])
+    return by_validation(paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"]))
 
 
-def best_run(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def best_run(records: Sequence[Mapping[str, Any]], protocol: Literal["validation", "best test epoch"] = "validation"
+             ) -> list[Mapping[str, Any]]:
     """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
-    of Tables 13–15 and Appendix E (notebook 04)."""
-    scored = [(percent(correct), runs) for runs in group_runs(records).values() if (correct := correctness(runs))]
-    if not scored:
+    of Tables 13–15 and Appendix E (notebook 04) — under our protocol (each run's epoch chosen on validation) or the
+    paper's (each run's best test epoch)."""
+    groups = [runs for runs in group_runs(records).values() if correctness(runs)]
+    if not groups:
         raise ValueError("no runs with predictions to choose the best model from")
-    return max(scored, key=lambda pair: pair[0])[1]
+    if protocol == "validation":
+        return max(groups, key=lambda runs: percent(correctness(runs)))
+    return max(groups, key=lambda runs: best_test_epoch(runs) or 0.0)
+
+
+#: How Tables 13–15 name the protocol that chose their best model.
+CHOSEN_BY = {"validation": "epoch by validation", "best test epoch": "best test epoch (the paper's protocol)"}
+BOTH_PROTOCOLS = "both protocols"
+
+
+def best_by_protocol(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The best model's runs under each protocol, by :data:`CHOSEN_BY` label; one entry, :data:`BOTH_PROTOCOLS`,
+    when both choose the same model. Tables 13–15 are computed for each (from the predictions recorded at each run's
+    validation epoch, the only ones kept)."""
+    chosen = {label: best_run(records, protocol) for protocol, label in CHOSEN_BY.items()}
+    first, second = chosen.values()
+    return {BOTH_PROTOCOLS: first} if _run_key(first[0]) == _run_key(second[0]) else chosen
+
+
+def best_test_epoch(runs: Sequence[Mapping[str, Any]]) -> float | None:
+    """Accuracy (%) of `runs` pooled at each run's best test epoch (the papers' protocol; :data:`BEST_TEST_EPOCH`)."""
+    n = sum(r["n_test"] for r in runs)
+    return 100 * sum(r["metrics"]["peer_test_accuracy"] * r["n_test"] for r in runs) / n if n else None
 
 
 def best_models(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """Every model × embedding tested on SVAMP under both protocols, and which is best under each (notebook 04):
     ours (epoch chosen on validation: Tables 13–15 use this one, the only epoch whose per-problem predictions are
     recorded) and the paper's protocol (each run's best test epoch)."""
-    rows = []
-    for runs in group_runs(records).values():
-        n = sum(r["n_test"] for r in runs)
-        rows.append({"model": model_label(runs), "n": n, "ours, epoch by validation": percent(correctness(runs)),
-                     "ours, best test epoch (the paper's protocol)":
-                         100 * sum(r["metrics"]["peer_test_accuracy"] * r["n_test"] for r in runs) / n})
+    rows = [{"model": model_label(runs), "n": sum(r["n_test"] for r in runs), BY_VALIDATION: percent(correctness(runs)),
+             BEST_TEST_EPOCH: best_test_epoch(runs)} for runs in group_runs(records).values()]
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    for column, best in (("ours, epoch by validation", "best, ours"),
-                         ("ours, best test epoch (the paper's protocol)", "best, paper's protocol")):
+    for column, best in ((BY_VALIDATION, "best, ours"), (BEST_TEST_EPOCH, "best, paper's protocol")):
         frame[best] = frame[column] == frame[column].max()
     frame["paper's best"] = PAPER_BEST_MODEL
     return frame
@@ -252,35 +273,40 @@ def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
     return f"{model_label(runs)} on {_run_key(runs[0])[2]}"
 
 
-def table_ablation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
+def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Sequence[Problem],
                    by: Literal["category", "variation"]) -> pd.DataFrame:
-    """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model (notebook 04): the
-    number of removed examples and the change in accuracy (points), each beside the paper (whose best model is
-    Graph2Tree with RoBERTa); column ``model`` names ours."""
-    correct = correctness(runs)
-    frame = removal_ablation(scored_problems(problems, correct), correct, by=by)
+    """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model under each protocol (`best`:
+    :func:`best_by_protocol`; notebook 04): the number of removed examples and the change in accuracy (points), each
+    beside the paper (whose best model is Graph2Tree with RoBERTa); column ``model`` names ours."""
     paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
-    model = model_label(runs)
     rows = []
-    for _, row in frame.iterrows():
-        for i, measure in enumerate(("# removed", "change in accuracy")):
-            rows.append({"removed " + by: row["label"], "measure": measure, "paper": paper[row["group"]][i],
-                         "ours": row["removed"] if i == 0 else row["change"], "model": model})
-    return paper_vs_ours(rows, keys=["removed " + by, "measure"])
-
-
-def table_15(svamp_runs: Sequence[Mapping[str, Any]], svamp: Sequence[Problem],
-             asdiv_runs: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
-    """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
-    MAWPS + ASDiv-A) vs ASDiv-A cross-validation; the paper's model is Graph2Tree (R)."""
-    rows = []
-    for name, runs, problems in (("ASDiv-A", asdiv_runs, asdiv), ("SVAMP", svamp_runs, svamp)):
+    for chosen_by, runs in best.items():
         correct = correctness(runs)
-        frame = accuracy_by_numbers(scored_problems(problems, correct), correct)
+        frame = removal_ablation(scored_problems(problems, correct), correct, by=by)
         for _, row in frame.iterrows():
-            rows.append({"dataset": name, "model": model_label(runs), "numbers": row["numbers"],
-                         "n": row["n"], "paper": PAPER_TABLE_15[name].get(row["numbers"]), "ours": row["accuracy"]})
-    return paper_vs_ours(rows, keys=["dataset", "model", "numbers", "n"])
+            for i, measure in enumerate(("# removed", "change in accuracy")):
+                rows.append({"best model by": chosen_by, "model": model_label(runs), "removed " + by: row["label"],
+                             "measure": measure, "paper": paper[row["group"]][i],
+                             "ours": row["removed"] if i == 0 else row["change"]})
+    return by_validation(paper_vs_ours(rows, keys=["best model by", "model", "removed " + by, "measure"]))
+
+
+def table_15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Problem],
+             asdiv_records: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
+    """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
+    MAWPS + ASDiv-A) vs ASDiv-A cross-validation (the same model's runs among `asdiv_records`), for the best model
+    under each protocol (`best`: :func:`best_by_protocol`); the paper's model is Graph2Tree (R)."""
+    rows = []
+    for chosen_by, svamp_runs in best.items():
+        for name, runs, problems in (("ASDiv-A", same_model(asdiv_records, svamp_runs), asdiv),
+                                     ("SVAMP", svamp_runs, svamp)):
+            correct = correctness(runs)
+            frame = accuracy_by_numbers(scored_problems(problems, correct), correct)
+            for _, row in frame.iterrows():
+                rows.append({"best model by": chosen_by, "dataset": name, "model": model_label(runs),
+                             "numbers": row["numbers"], "n": row["n"],
+                             "paper": PAPER_TABLE_15[name].get(row["numbers"]), "ours": row["accuracy"]})
+    return by_validation(paper_vs_ours(rows, keys=["best model by", "dataset", "model", "numbers", "n"]))
 
 
 #: Column of the §5.3 table: the same test problems, solved by the same model trained on MAWPS + ASDiv-A only.
@@ -300,13 +326,14 @@ def svamp_cv_table(records: Sequence[Mapping[str, Any]],
         tested = correctness(runs)
         baseline = without.get((m, e), {})
         row = {"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs), "n": len(tested),
-               "paper": None, "ours": percent(tested)}
+               "paper": None, "ours": percent(tested), BEST_TEST_EPOCH: best_test_epoch(runs)}
         if svamp_records:
             row[WITHOUT_SVAMP] = percent({i: baseline[i] for i in tested}) if set(tested) <= set(baseline) else None
         rows.append(row)
     if rows:  # the paper gives one number, for its best model: it goes beside ours
         max(rows, key=lambda row: row["ours"])["paper"] = PAPER_SVAMP_CV
-    return paper_vs_ours(rows, keys=keys) if rows else pd.DataFrame(columns=[*keys, "paper", "ours", "Δ"])
+    return by_validation(paper_vs_ours(rows, keys=keys) if rows else
+                         pd.DataFrame(columns=[*keys, "paper", "ours", "Δ", BEST_TEST_EPOCH]))
 
 
 def failures_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
@@ -352,10 +379,11 @@ def plot_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Prob
 
 
 def plot_by_numbers(table: pd.DataFrame) -> Any:
-    """Figure of notebook 04: accuracy by numbers in the text, ours (bars) and the paper's (markers)."""
+    """Figure of notebook 04: accuracy by numbers in the text, ours (bars) and the paper's (markers), for Table 15's
+    first best model (chosen by validation, or by both protocols)."""
     import matplotlib.pyplot as plt
 
-    table = table[table["numbers"] != "other"]
+    table = table[(table["numbers"] != "other") & (table["best model by"] == table["best model by"].iloc[0])]
     fig, ax = plt.subplots(figsize=(5, 3))
     for i, (dataset, part) in enumerate(table.groupby("dataset", sort=False)):
         x = np.arange(len(part)) + (i - 0.5) * 0.4
@@ -374,9 +402,9 @@ def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("
     rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
              "n": sum(r["n_test"] for r in runs),
              "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
-             "ours": percent(correctness(runs))}
+             "ours": percent(correctness(runs)), BEST_TEST_EPOCH: best_test_epoch(runs)}
             for (m, e, d), runs in group_runs(records, ["constrained"], embeddings, datasets).items()]
-    return paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"])
+    return by_validation(paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"]))
 
 
 def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
@@ -385,9 +413,10 @@ def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], tes
     (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not."""
     groups = group_runs(records, ["constrained"], embeddings, [SVAMP_DATASET])  # all on the same test problems
     rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
-             "ours": percent(correctness(runs))} for (m, e, _), runs in groups.items()]
+             "ours": percent(correctness(runs)), BEST_TEST_EPOCH: best_test_epoch(runs)}
+            for (m, e, _), runs in groups.items()]
     run = next((runs for runs in groups.values() if runs), [])
     evaluated = scored_problems(test, correctness(run)) if run else list(test)
     rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"],
                  "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
-    return paper_vs_ours(rows, keys=["model", "emb"])
+    return by_validation(paper_vs_ours(rows, keys=["model", "emb"]))

@@ -1,7 +1,8 @@
 """Problem text → model inputs: tokens, number positions, vocabularies and sub-token alignment.
 
 Used by every neural solver in `mwplib.models` (notebook 01_baselines and the notebooks that retrain
-them). Tokenisation happens once per problem, outside the training loop.
+them). Tokenisation happens once per problem, outside the training loop. Also the one sentence splitter of
+tokenised text (`split_sentences`), for the derivation datasets' positions and the SVAMP variations.
 """
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def _split(text: str) -> tuple[list[str], list[Fraction | None]]:
             values.append(quantity.value)
             position = quantity.end
     return words, values
+
+
+#: Tokens that end a sentence.
+SENTENCE_ENDS = frozenset({".", "?", "!"})
+
+
+def split_sentences(tokens: Iterable[str]) -> list[list[str]]:
+    """`tokens` cut after each sentence end, empty sentences dropped: one rule, so that the derivation datasets'
+    (sentence, token) positions and the SVAMP variations' sentences count sentences alike."""
+    out: list[list[str]] = [[]]
+    for token in tokens:
+        out[-1].append(token)
+        if token in SENTENCE_ENDS:
+            out.append([])
+    return [sentence for sentence in out if sentence]
 
 
 def tokenize(text: str) -> list[str]:

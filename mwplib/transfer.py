@@ -13,7 +13,7 @@ problems lost slots this way is stored with the evaluation (``n_missing_slots``)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -125,19 +125,27 @@ def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, 
     With `available_only`, a run whose weights are elsewhere and whose evaluation is not recorded is left out
     and named in a printed line; the tables then say how many folds they pool."""
     name = "released_without_questions" if released else "without_questions"
-    evaluations, elsewhere = [], []
+    if not available_only:
+        return [evaluate_on(record, question_removed_test(record, released), profile, name) for record in records]
+    return [evaluation for _, evaluation in
+            evaluate_available(records, lambda record: question_removed_test(record, released), profile, name)]
+
+
+def evaluate_available(records: Sequence[dict[str, Any]], test_of: Callable[[dict[str, Any]], Sequence[Problem]],
+                       profile: str, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(run, :func:`evaluate_on` it on ``test_of(run)``) for every run of `records` whose weights are here or whose
+    evaluation is recorded; the others are left out and named in a printed line."""
+    pairs, elsewhere = [], []
     for record in records:
         try:
-            evaluations.append(evaluate_on(record, question_removed_test(record, released), profile, name))
+            pairs.append((record, evaluate_on(record, test_of(record), profile, name)))
         except MissingWeights:
-            if not available_only:
-                raise
             spec = record["spec"]
             elsewhere.append(f"{spec['model']}/{spec['config']['embedding']} {spec['split']}")
     if elsewhere:
         print(f"{len(elsewhere)} of {len(records)} runs have no weights here and no recorded {name} evaluation, "
               f"left out: {', '.join(elsewhere)}")
-    return evaluations
+    return pairs
 
 
 def removal_agreement(datasets: Sequence[str]) -> pd.DataFrame:

@@ -2,6 +2,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
@@ -10,3 +12,13 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
 def pytest_collection_modifyitems(items):
     """The browser test of the book reads the smoke renders the notebook tests make: run it last."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_book.py::test_every_page"))
+
+
+@pytest.fixture()
+def tmp_root(tmp_path, monkeypatch):
+    """Results and figures written under a temporary folder, not the committed ones."""
+    from mwplib import paths
+
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "FIGURES", tmp_path / "figures")
+    return tmp_path

@@ -14,7 +14,7 @@ from mwplib.data.checksums import DataError, data_file
 from mwplib.data.errata import ERRATA, Erratum, apply_errata, errata_markdown
 from mwplib.data.svamp import (load_cv, load_cv_svamp_augmented, load_mawps_asdiv_svamp, load_svamp,
                                unjoined_rows)
-from mwplib.data.svamp import _Candidate, _parse_row, _problems
+from mwplib.data.svamp import _Candidate, _parse_row, _problems, _words
 from mwplib.expr import ExpressionError, answers_match, evaluate, is_number, parse_prefix
 from mwplib.problem import Problem
 
@@ -194,6 +194,12 @@ def test_unjoinable_rows_get_stable_fallback_ids() -> None:
     assert [p.id for p in _problems(rows, pool, "x", {})] == [p.id for p in problems]
 
 
+def test_text_only_join_drops_masks_digits_and_number_words() -> None:
+    """ASDiv spells out numbers that SVAMP's CSVs mask: the cardinal words up to "million" and "half" are dropped."""
+    words = _words("Seven hundred and half a Million, number0 or 12 billion eggs")
+    assert words == ("and", "a", "or", "billion", "eggs")
+
+
 def test_unknown_dataset_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown"):
         load_cv("math23k")  # type: ignore[arg-type]
@@ -279,9 +285,9 @@ def test_hostile_records_in_own_data_mode_are_named_data_errors(monkeypatch) -> 
         with pytest.raises(DataError, match=reason):
             mawps._problem(hostile, "mawps-7", "mawps.json#iIndex=7", {})
     assert mawps._problem(mawps_record, "mawps-7", "m", {}).answer == 3.0
-    for value in ("inf", "nan", True, None):
-        with pytest.raises(DataError, match="not a finite number"):
-            derivations._annotated_value(value, "draw.json#1")
+    for value in ("inf", "nan", True, None, float("inf")):
+        with pytest.raises(DataError, match="draw.json#1: alignment Value must be (a number|finite)"):
+            derivations._annotated_value(value, "alignment Value", "draw.json#1")
 
 
 def test_an_invalid_utf8_csv_is_named(tmp_path, monkeypatch) -> None:

@@ -2,7 +2,7 @@
 import itertools
 from fractions import Fraction
 
-from mwplib.data.derivations import Quantity, sentences
+from mwplib.data.derivations import NumberToken, sentences
 from mwplib.derivation.features import problem_features
 from mwplib.derivation.perceptron import Example, Solver
 from mwplib.derivation.templates import parse_template
@@ -14,7 +14,7 @@ PLUS, MINUS = parse_template(["m = a + b"]), parse_template(["m = a - b"])
 def _example(i: int, x: int, y: int, op: str) -> Example:
     text = f"Tom has {x} apples and {'gets' if op == '+' else 'loses'} {y} more . How many now ?"
     words = sentences(text)
-    quantities = (Quantity((0, 2), str(x), Fraction(x)), Quantity((0, 6), str(y), Fraction(y)))
+    quantities = (NumberToken((0, 2), str(x), Fraction(x)), NumberToken((0, 6), str(y), Fraction(y)))
     problem = Problem(id=f"syn:{i}", body=text, question="", equation="", answer=None,
                       meta={"quantities": quantities, "source": f"synthetic {i}"})
     features = problem_features(problem, [(w.lower(), "NUM" if w.isdigit() else "X") for s in words for w in s])

@@ -27,6 +27,17 @@ def test_comparison_subtracts_both_columns_and_judges_the_sign_of_ours():
     assert findings.comparison("f", "z − 50", (table, {"k": "z"}), 50.0)["holds"] == "no result"
 
 
+#: Notebook 04's other tables, empty (columns as committed): the findings of Tables 11 and 15 alone.
+T10_COLUMNS = ["subset", "model", "emb", "paper", "ours", "Δ", "n", "note"]
+ABLATION_COLUMNS = ["measure", "paper", "ours", "Δ", "model"]
+CV_COLUMNS = ["model", "emb", "folds", "n", "paper", "ours", "Δ", findings.WITHOUT_SVAMP]
+WEIGHT_COLUMNS = ["emb", "dataset", "n", "median", "share_ge_0.5", "share_ge_0.9", "share_ge_0.99"]
+EXAMPLE_COLUMNS = ["id", "emb", "text", "gold", "paper", "ours", "Δ", "paper equation", "our equation", "our answer",
+                   "paper top word", "our top word", "weight", "gold slots", "predicted slots"]
+NO_OTHER_TABLES = (pd.DataFrame(columns=T10_COLUMNS), pd.DataFrame(columns=["removed category", *ABLATION_COLUMNS]),
+                   pd.DataFrame(columns=["removed variation", *ABLATION_COLUMNS]), pd.DataFrame(columns=CV_COLUMNS))
+
+
 def test_svamp_findings_from_tables_11_and_15():
     t11 = pd.DataFrame({"test set": ["SVAMP w/o questions", "ASDiv-A w/o questions"] * 2,
                         "model": ["GTS"] * 4, "emb": ["S", "S", "R (MiniLM)", "R (MiniLM)"],
@@ -35,7 +46,7 @@ def test_svamp_findings_from_tables_11_and_15():
                         "paper": [93.3, 59.0, 47.5, None, 78.3, 25.4, 25.4, None],
                         "ours": [80.0, 40.0, 45.0, 25.0, 60.0, 20.0, 65.0, 0.0],
                         "n": [171, 61, 40, 1, 351, 489, 153, 7]})
-    frame = findings.svamp(t11, t15).set_index("comparison")
+    frame = findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
     row = frame.loc["GTS S: ASDiv-A − SVAMP, w/o questions"]
     assert row["ours"] == pytest.approx(7.2) and row["holds"] == "yes"
     r = frame.loc["GTS R (MiniLM): ASDiv-A − SVAMP, w/o questions"]
@@ -43,13 +54,14 @@ def test_svamp_findings_from_tables_11_and_15():
     assert frame.loc["SVAMP: 2 numbers − 4 numbers", ["paper", "ours", "holds"]].tolist() == [
         pytest.approx(52.9), -5.0, "no"]
     assert frame.loc["4 numbers: ASDiv-A − SVAMP", "ours"] == -20.0
-    assert len(frame) == 2 + 4 + 3
+    assert len(frame) == 2 + 4 + 3 + 2  # + the 5-fold and best-model rows, without results
+    assert frame.iloc[-2:]["holds"].tolist() == ["no result", "no result"]
     noted = t11.assign(note=["trained with precision=bf16 (stand-in: no run of the paper's setting recorded)", "",
                              "", ""])
     assert "GTS S: ASDiv-A − SVAMP, w/o questions (SVAMP side: trained with precision=bf16, a stand-in)" in set(
-        findings.svamp(noted, t15)["comparison"])
+        findings.svamp(noted, t15, *NO_OTHER_TABLES)["comparison"])
     one_fold = t15.assign(n=[171, 61, 5, 1, 351, 489, 153, 7])  # quick's ASDiv-A fold 0 has five 4-number problems
-    judged = findings.svamp(t11, one_fold).set_index("comparison")["holds"]
+    judged = findings.svamp(t11, one_fold, *NO_OTHER_TABLES).set_index("comparison")["holds"]
     assert judged["ASDiv-A: 2 numbers − 4 numbers"] == judged["4 numbers: ASDiv-A − SVAMP"] == "not shown (n = 5 < 20)"
     assert judged["ASDiv-A: 2 numbers − 3 numbers"] == "yes"
 
@@ -68,7 +80,8 @@ def test_question_removal_and_bag_of_words_findings():
     t5 = pd.DataFrame([{**bow, "dataset": "mawps", "paper": 75.1, "ours": 70.0}])
     t12 = pd.DataFrame([{**bow, "paper": 17.5, "ours": 13.4},
                         {"model": "Majority Template Baseline", "emb": "", "paper": 11.7, "ours": 12.6}])
-    frame = findings.bag_of_words(t5, t12)
+    no_attention = pd.DataFrame(columns=WEIGHT_COLUMNS), pd.DataFrame(columns=EXAMPLE_COLUMNS)
+    frame = findings.bag_of_words(t5, t12, *no_attention)
     assert frame["comparison"].tolist() == ["S: MAWPS − 50 %", "S: MAWPS − SVAMP", "S: SVAMP − majority template"]
     assert frame["ours"].tolist() == pytest.approx([20.0, 56.6, 0.8])
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
@@ -78,7 +91,8 @@ def test_question_removal_and_bag_of_words_findings():
                              {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])
     assert findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
         "within noise (±6.3, n = 238)", "yes"]
-    assert findings.bag_of_words(t5.assign(n=40, ours=55.0), t12)["holds"].tolist()[0].startswith("within noise")
+    assert findings.bag_of_words(t5.assign(n=40, ours=55.0), t12, *no_attention)["holds"].tolist()[0].startswith(
+        "within noise")
 
 
 def test_easy_share_is_the_easy_part_of_the_correct_answers():
@@ -110,4 +124,160 @@ def test_baselines_findings_from_tables_2_16_and_the_majority_baseline():
     assert frame.loc["R (MiniLM) mawps: gts − seq2seq", "ours"] == 1.0
     assert frame.loc["S mawps: graph2tree − seq2seq", "holds"] == "no result"
     assert frame.loc["gts S mawps: model − majority template", "ours"] == pytest.approx(63.2)
-    assert len(frame) == 2 + 4 + 4
+    assert len(frame) == 2 + 4 + 4 + 1
+    # Table 2 here has no Graph2Tree row, and Table 16's models are no rivals in it
+    assert frame.loc["mawps: graph2tree R (MiniLM) − best other (seq2seq R (MiniLM))", "holds"] == "no result"
+
+
+def test_a_gap_no_wider_than_the_seed_spread_is_said_to_be_within_it():
+    columns = ["model", "embedding", "dataset", "paper", "ours"]
+    table2 = pd.DataFrame([("seq2seq", "S", "asdiv-a", 55.5, 52.0), ("gts", "S", "asdiv-a", 60.1, 55.0),
+                           ("graph2tree", "S", "asdiv-a", 71.4, 65.0)], columns=columns)
+    spread = pd.DataFrame([("seq2seq", "S", "asdiv-a", 0, 3, 1.5), ("gts", "S", "asdiv-a", 0, 3, 4.0)],
+                          columns=["model", "embedding", "dataset", "fold", "seeds", "spread"])
+    empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
+    effect = pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, spread).set_index("comparison")
+    assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within seed spread (4.0 points over 3 seeds)"
+    assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"  # 13 points: wider than seq2seq's 1.5
+    without = findings.baselines(table2, table2.iloc[0:0], empty, effect).set_index("comparison")
+    assert without.loc["S asdiv-a: gts − seq2seq", "holds"] == "yes"
+
+
+def test_baselines_best_model_is_graph2tree_r_against_the_runner_up_of_each_side():
+    columns = ["model", "embedding", "dataset", "paper", "ours"]
+    table2 = pd.DataFrame([("seq2seq", "S", "mawps", 79.7, 77.9), ("gts", "R (MiniLM)", "mawps", 88.5, 85.1),
+                           ("graph2tree", "S", "mawps", 83.7, 86.4), ("graph2tree", "R (MiniLM)", "mawps", 88.7, 85.0),
+                           ("gts", "R (MiniLM)", "asdiv-a", 81.2, 68.8), ("graph2tree", "S", "asdiv-a", 77.4, None),
+                           ("graph2tree", "R (MiniLM)", "asdiv-a", 82.2, 72.6),
+                           ("seq2seq", "S", "svamp", 24.2, 20.0), ("graph2tree", "R (MiniLM)", "svamp", 43.8, None)],
+                          columns=columns)
+    table16 = pd.DataFrame([("transformer", "R (MiniLM)", "mawps", 87.1, 99.0)], columns=columns)  # not in Table 2
+    frame = findings.baselines(table2, table16, pd.DataFrame(columns=["dataset", "paper", "ours"]),
+                               pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"]))
+    best = frame[frame["finding"] == "the best model on each dataset is Graph2Tree R (Table 2)"]
+    assert best["comparison"].tolist() == [
+        "mawps: graph2tree R (MiniLM) − best other (paper: gts R (MiniLM); ours: graph2tree S)",
+        "asdiv-a: graph2tree R (MiniLM) − best other (gts R (MiniLM))",  # a runner-up not run is no rival
+        "svamp: graph2tree R (MiniLM) − best other (seq2seq S)"]
+    assert best["paper"].tolist() == pytest.approx([0.2, 1.0, 19.6])
+    assert best["ours"].tolist()[:2] == pytest.approx([85.0 - 86.4, 72.6 - 68.8])
+    assert best["holds"].tolist() == ["no", "yes", "no result"]
+
+
+def _table10(model, emb, paper, ours, n_two=237, note=""):
+    """Table 10's Full Set, One-Op and Two-Op rows of one model: `paper` and `ours` give the three accuracies."""
+    run = ours[0] is not None
+    return [(subset, model, emb, p, o, None, n if run else 0, note)
+            for subset, p, o, n in zip(("Full Set", "One-Op", "Two-Op"), paper, ours, (1000, 762, n_two))]
+
+
+def test_svamp_findings_from_tables_10_13_14_and_the_5_fold_table():
+    t11, t15 = pd.DataFrame(columns=["test set", "model", "emb", "paper", "ours"]), pd.DataFrame(
+        columns=["dataset", "numbers", "paper", "ours", "n"])
+    stand_in = "trained with precision=bf16 (stand-in: no run of the paper's setting recorded)"
+    t10 = pd.DataFrame(_table10("Graph2Tree", "S", (36.5, 42.9, 16.1), (33.0, 37.0, 19.0))
+                       + _table10("Graph2Tree", "R (MiniLM)", (43.8, 51.9, 17.8), (30.0, 30.0, 31.0))
+                       + _table10("GTS", "S", (30.8, 31.7, 27.9), (None, None, None))
+                       + _table10("Seq2Seq", "S", (24.2, 25.4, 20.3), (20.0, 25.0, 6.0), n_two=5)
+                       + _table10("Transformer", "R (MiniLM)", (38.9, 40.5, 33.9), (35.0, 36.0, 20.0), note=stand_in),
+                       columns=T10_COLUMNS)
+    t13 = pd.DataFrame([("Question Sensitivity", "# removed", 462, 462, 0, "Graph2Tree (S)"),
+                        ("Question Sensitivity", "change in accuracy", 13.7, 10.0, -3.7, "Graph2Tree (S)"),
+                        ("Reasoning Ability", "change in accuracy", -3.3, 1.0, 4.3, "Graph2Tree (S)"),
+                        ("Structural Invariance", "change in accuracy", 4.5, None, None, "Graph2Tree (S)")],
+                       columns=["removed category", *ABLATION_COLUMNS])
+    t14 = pd.DataFrame([("Invert Operation", "change in accuracy", -10.2, -6.8, 3.4, "Graph2Tree (S)")],
+                       columns=["removed variation", *ABLATION_COLUMNS])
+    cv = pd.DataFrame([("Graph2Tree", "S", 5, 1000, 65.0, 40.4, -24.6, 32.8),
+                       ("Seq2Seq", "S", 1, 200, None, 30.0, None, 31.0)], columns=CV_COLUMNS)
+    frame = findings.svamp(t11, t15, t10, t13, t14, cv).set_index("comparison")
+    assert frame.loc["Graph2Tree S: One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
+        pytest.approx(42.9 - 16.1), 18.0, "yes"]
+    assert frame.loc["Graph2Tree R (MiniLM): One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
+        pytest.approx(34.1), -1.0, "no"]
+    assert frame.loc["GTS S: One-Op − Two-Op", "holds"] == "no result"
+    assert frame.loc["Seq2Seq S: One-Op − Two-Op", "holds"] == "not shown (n = 5 < 20)"
+    assert "Transformer R (MiniLM): One-Op − Two-Op (SVAMP side: trained with precision=bf16, a stand-in)" in set(
+        frame.index)
+    ablation = frame[frame["finding"].str.startswith("every removal ablation")]
+    assert ablation.index.tolist() == ["Graph2Tree (S) without Question Sensitivity: change in accuracy",
+                                       "Graph2Tree (S) without Reasoning Ability: −change in accuracy",
+                                       "Graph2Tree (S) without Structural Invariance: change in accuracy",
+                                       "Graph2Tree (S) without Invert Operation: −change in accuracy"]
+    assert ablation["paper"].tolist() == pytest.approx([13.7, 3.3, 4.5, 10.2])
+    assert ablation["ours"].tolist()[:2] == [10.0, -1.0] and ablation["ours"].tolist()[3] == pytest.approx(6.8)
+    assert ablation["holds"].tolist() == ["yes", "no", "no result", "yes"]
+    cv_rows = frame[frame["finding"].str.startswith("SVAMP 5-fold")]
+    assert cv_rows.index.tolist() == [
+        "Graph2Tree S, 5 fold(s): 5-fold with SVAMP − trained without, same problems (paper: 65 − Graph2Tree R's 43.8)",
+        "Seq2Seq S, 1 fold(s): 5-fold with SVAMP − trained without, same problems"]
+    assert cv_rows["paper"].iloc[0] == pytest.approx(21.2) and math.isnan(cv_rows["paper"].iloc[1])
+    assert cv_rows["ours"].tolist() == pytest.approx([7.6, -1.0])
+    assert cv_rows["holds"].tolist() == ["yes", "no"]
+    best = frame.loc["Full Set: Graph2Tree R (MiniLM) − best other (paper: gts R; ours: Transformer R (MiniLM) "
+                     "(a stand-in))"]
+    assert (best["paper"], best["ours"], best["holds"]) == (pytest.approx(43.8 - 41.0), -5.0, "no")
+    g2t_r = (t10["model"] == "Graph2Tree") & (t10["emb"] == "R (MiniLM)")
+    t10.loc[g2t_r & (t10["subset"] == "Full Set"), "ours"] = 40.0
+    best = findings.svamp(t11, t15, t10, t13, t14, cv).iloc[-1]
+    assert (best["ours"], best["holds"]) == (5.0, "yes")
+    not_run = findings.svamp(t11, t15, t10[t10["emb"] == "S"], t13, t14, cv[CV_COLUMNS[:-1]].iloc[:0])
+    assert not_run.iloc[-2:][["comparison", "paper", "holds"]].values.tolist() == [
+        ["no 5-fold run: 5-fold with SVAMP − trained without, same problems", pytest.approx(21.2), "no result"],
+        ["Full Set: Graph2Tree R − best other (paper: gts R; ours: Graph2Tree S)", pytest.approx(2.8), "no result"]]
+    unpaired = findings.svamp(t11, t15, t10, t13, t14, cv[CV_COLUMNS[:-1]])  # no run without SVAMP to pair with
+    assert unpaired[unpaired["finding"].str.startswith("SVAMP 5-fold")]["holds"].tolist() == ["no result"] * 2
+
+
+def _examples(rows):
+    """Tables 6/26 rows from (id, gold slots, our top word), the other columns filled."""
+    return pd.DataFrame([{**dict.fromkeys(EXAMPLE_COLUMNS), "id": i, "emb": "R (MiniLM)", "gold slots": gold,
+                          "our top word": word} for i, gold, word in rows], columns=EXAMPLE_COLUMNS)
+
+
+def test_bag_of_words_attention_findings():
+    t5 = pd.DataFrame(columns=["model", "emb", "dataset", "paper", "ours"])
+    t12 = pd.DataFrame([{"model": "Majority Template Baseline", "emb": "", "paper": 11.7, "ours": 12.6}])
+    weights = pd.DataFrame([("S", "mawps", 1920, 1.0, 100.0, 99.9, 99.8),
+                            ("R (MiniLM)", "asdiv-a", 238, 0.6, 60.0, 20.0, 5.0)], columns=WEIGHT_COLUMNS)
+    examples = _examples([("t6-1a", "* N0 N1", "every"), ("t6-1b", "/ N1 N0", "every"),  # changed, kept: counted
+                          ("t6-2a", "/ N0 N1", "sam"), ("t6-2b", "* N0 N1", "sam"),
+                          ("t6-3a", "- N0 N1", "green"), ("t6-3b", "- N0 N1", "red"),  # same gold: left out
+                          ("t26-4a", "- N0 N1", "lost"), ("t26-4b", "+ N0 N1", "bob")])  # changed, moved
+    frame = findings.bag_of_words(t5, t12, weights, examples)
+    assert frame["comparison"].tolist() == [
+        "S mawps: median largest attention weight − 0.9 (paper: no number)",
+        "R (MiniLM) asdiv-a: median largest attention weight − 0.9 (paper: no number)",
+        "R (MiniLM): % of the 3 pairs whose equation changes with the same top word − 50 %"]
+    assert frame["paper"].tolist()[2] == 50.0 and frame["paper"].iloc[:2].isna().all()
+    assert frame["ours"].tolist() == pytest.approx([0.1, -0.3, 100 * 2 / 3 - 50])
+    assert frame["holds"].tolist() == ["yes", "no", "yes"]
+    moved = examples.assign(**{"our top word": ["every", "houses", "sam", "lawn", "green", "green", "lost", "bob"]})
+    assert findings.bag_of_words(t5, t12, weights.iloc[:0], moved)[["ours", "holds"]].values.tolist() == [
+        [pytest.approx(-50.0), "no"]]
+    unchanged = examples[examples["id"].str.startswith("t6-3")]
+    row = findings.bag_of_words(t5, t12, weights.iloc[:0], unchanged).iloc[0]
+    assert (row["comparison"], row["holds"]) == (
+        "R (MiniLM): % of the 0 pairs whose equation changes with the same top word − 50 %", "no result")
+
+
+def test_datasets_findings_from_table_9():
+    rows = [("MAWPS", "n_templates", 39.0, 30.0), ("MAWPS", "avg_operators", 1.78, 1.48), ("MAWPS", "cld", 0.26, 0.31),
+            ("ASDiv-A", "n_templates", 19.0, 20.0), ("ASDiv-A", "avg_operators", 1.23, 1.23),
+            ("ASDiv-A", "cld", 0.50, 0.86), ("SVAMP", "n_templates", 26.0, 27.0),
+            ("SVAMP", "avg_operators", 1.24, 1.40), ("SVAMP", "cld", 0.22, None)]
+    table9 = pd.DataFrame([(*r, None, "") for r in rows],
+                          columns=["dataset", "statistic", "paper", "ours", "Δ", "note"])
+    frame = findings.datasets(table9)
+    assert frame["comparison"].tolist() == [
+        "templates: MAWPS − SVAMP", "templates: MAWPS − ASDiv-A", "average operators: MAWPS − SVAMP",
+        "average operators: MAWPS − ASDiv-A", "templates: min(|MAWPS − SVAMP|, |MAWPS − ASDiv-A|) − |SVAMP − ASDiv-A|",
+        "average operators: 0.1 − |SVAMP − ASDiv-A|", "CLD: ASDiv-A − SVAMP", "CLD: MAWPS − SVAMP"]
+    # the paper's: 26 and 19 templates are nearer each other (7) than SVAMP's is to MAWPS's 39 (13)
+    assert frame["paper"].tolist() == pytest.approx([13.0, 20.0, 0.54, 0.55, 6.0, 0.09, 0.28, 0.04])
+    assert frame["ours"].tolist()[:6] == pytest.approx([3.0, 10.0, 0.08, 0.25, 3.0 - 7.0, 0.1 - 0.17])
+    assert frame["holds"].tolist() == ["yes", "yes", "yes", "yes", "no", "no", "no result", "no result"]
+    assert findings.counts(frame) == {"findings_held": 4, "findings_not_held": 2}
+    missing = findings.datasets(table9[~((table9["dataset"] == "ASDiv-A") & (table9["statistic"] == "n_templates"))])
+    assert missing["holds"].tolist()[4] == "no result"  # not the gap to SVAMP alone

@@ -8,8 +8,8 @@ import pytest
 
 from mwplib import paths
 from mwplib.expr import ExpressionError, evaluate, parse_infix, parse_prefix, to_prefix
-from mwplib.numbers import (constants, find_numbers, format_number, map_equation, mask_numbers, parse_number,
-                            unmask, unmask_text, words_to_numbers)
+from mwplib.numbers import (DENOMINATORS, SCALES, TENS, UNITS, constants, find_numbers, format_number, map_equation,
+                            mask_numbers, parse_number, unmask, unmask_text, words_to_numbers)
 
 SVAMP_NUMBER_NOT_IN_TEXT = {"chal-50": ["149.0"]}  # its equation uses 149, its text never says 149
 
@@ -106,6 +106,16 @@ def test_unmask():
 ])
 def test_words_to_numbers(text, converted, unhandled):
     assert words_to_numbers(text) == (converted, unhandled)
+
+
+def test_words_to_numbers_reads_the_shared_number_words():
+    """The lexicon's words and values are what the rewriting uses (the SVAMP join and `number_value` share them)."""
+    for word, value in {**UNITS, **TENS}.items():
+        assert words_to_numbers(f"Tom saw {word} cats") == (f"Tom saw {value} cats", [])
+    for word, value in SCALES.items():
+        assert words_to_numbers(f"Tom saw a {word} cats") == (f"Tom saw {value} cats", [])
+    for word in DENOMINATORS:
+        assert words_to_numbers(f"Tom ate two {word}") == ("Tom ate two " + word, [f"two {word}"])
 
 
 def test_asdiv_formula_operands_are_recovered_from_number_words():

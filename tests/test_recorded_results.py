@@ -1,5 +1,5 @@
 """The committed numbers come from the committed runs: a notebook re-rendered from results/runs/<profile>/ alone
-(nothing trained, into a scratch copy of the project) records exactly the metrics committed beside them.
+(nothing trained, into a scratch copy of the project) records exactly the metrics and tables committed beside them.
 
 Fails when a change to the analysis code, or a run added or removed without re-rendering, makes the committed
 tables and metrics disagree with what the committed runs give. The parameters are those of README's render
@@ -19,8 +19,11 @@ from mwplib.records import read_record
 RENDERS = [
     ("02_question_removal", "full", {}),
     ("04_svamp", "full", {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}),
+    ("01_baselines", "quick", {}),
     ("02_question_removal", "quick", {}),
+    ("03_attention_analysis", "quick", {}),
     ("04_svamp", "quick", {}),
+    ("07_svamp_construction", "quick", {}),
 ]
 
 
@@ -42,6 +45,10 @@ def test_committed_metrics_are_what_the_committed_runs_give(stem, profile, param
     runner.execute_notebook(stem, profile, TRAIN_MISSING=False, **parameters)
     rendered = json.loads((tmp_path / "results" / "metrics" / profile / f"{stem}.json").read_text())
     assert rendered == committed
+    tables = sorted((tmp_path / "results" / "tables" / profile).glob("*.csv"))
+    assert tables
+    differ = [t.name for t in tables if t.read_bytes() != (paths.tables_dir(profile) / t.name).read_bytes()]
+    assert not differ, f"re-rendered tables differ from the committed ones: {differ}"
 
 
 @pytest.mark.parametrize("profile", ["full", "quick"])
@@ -52,3 +59,28 @@ def test_committed_derivation_runs_were_made_by_this_code(profile) -> None:
     assert stored, f"no committed {profile} derivation runs"
     stale = [p.name for p in stored if read_record(p)["config"]["code"] != code_version()]
     assert not stale, f"made by other code than {code_version()}: {stale}"
+
+
+def _training_records() -> list[Path]:
+    """Every committed training run record (not evaluations `-on-`, augmentation or derivation records)."""
+    return [p for p in sorted(paths.RESULTS.glob("runs/*/*/*/*.json.gz"))
+            if "-on-" not in p.name and p.parts[-3] not in ("augmentation", "derivation")]
+
+
+def test_every_committed_run_record_is_keyed_by_its_spec() -> None:
+    """A record's spec rebuilt as a `RunSpec` (with today's config classes) hashes to its key and file name: so
+    no schema change (a field renamed, a default changed) silently orphans a recorded run."""
+    import mwplib.models as models
+    from mwplib.runs import RunSpec
+
+    checked = 0
+    for path in _training_records():
+        record = read_record(path)
+        described = record["spec"]
+        config = dict(described["config"])
+        config_class = getattr(models, config.pop("class"))
+        spec = RunSpec(**{k: v for k, v in described.items() if k != "config"}, config=config_class(**config))
+        assert spec.describe() == described, path
+        assert spec.key(record["data_checksum"]) == record["key"] == path.name.removesuffix(".json.gz"), path
+        checked += 1
+    assert checked > 200

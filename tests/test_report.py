@@ -7,13 +7,6 @@ from mwplib import paths, report
 from mwplib.profiles import PROFILES, get_profile
 
 
-@pytest.fixture()
-def tmp_root(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
-    monkeypatch.setattr(paths, "FIGURES", tmp_path / "figures")
-    return tmp_path
-
-
 def test_paper_vs_ours_difference_and_order():
     frame = report.paper_vs_ours([{"model": "GTS", "paper": 30.8, "ours": 28.3},
                                   {"model": "new", "paper": None, "ours": 1.0, "note": "not in paper"}],

@@ -365,6 +365,17 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
     assert baselines.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
 
 
+def test_seed_spread_lists_cells_run_with_several_seeds() -> None:
+    def record(model: str, seed: int, accuracy: float) -> dict:
+        return {"spec": {"model": model, "config": {"embedding": "scratch"}, "dataset": "asdiv-a", "fold": 0,
+                         "seed": seed}, "metrics": {"test_accuracy": accuracy}}
+
+    records = [record("gts", 0, 0.60), record("gts", 1, 0.55), record("gts", 2, 0.62), record("seq2seq", 0, 0.5)]
+    spread = baselines.seed_spread(records)
+    assert spread[["model", "seeds", "accuracy by seed"]].values.tolist() == [["gts", 3, "60.0, 55.0, 62.0"]]
+    assert spread.loc[0, "spread"] == pytest.approx(7.0) and spread.loc[0, "mean"] == pytest.approx(59.0)
+
+
 def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
     """A field at the value every earlier run used stays out of the key: the committed records are still found."""
     split = runs.dataset_splits("asdiv-a")[2]

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from mwplib.models.embedders import PretrainedEmbedder, TunedRows, _tokenizer, pool_subwords
-from mwplib.text import OutputVocab, align_subwords, encode_text, extract_numbers, tokenize
+from mwplib.text import OutputVocab, align_subwords, encode_text, extract_numbers, split_sentences, tokenize
 from mwplib.problem import Problem
 
 
@@ -21,6 +21,13 @@ def test_negative_numbers_keep_their_sign_as_a_word() -> None:
     enc = encode_text("Find the product of -2 , -15 and 4 .", ["-2", "-15", "4"])
     assert [enc.words[i] for i in enc.num_pos] == ["2", "15", "4"]
     assert enc.words[enc.num_pos[0] - 1] == "-"
+
+
+def test_sentences_end_after_each_sentence_end_token() -> None:
+    tokens = "Tom has 3 . Ann has 4 ! How many ? ?".split()
+    assert split_sentences(iter(tokens)) == [["Tom", "has", "3", "."], ["Ann", "has", "4", "!"], ["How", "many", "?"],
+                                             ["?"]]
+    assert split_sentences(["no", "end", "3.5"]) == [["no", "end", "3.5"]] and split_sentences([]) == []
 
 
 def test_masked_csv_text_maps_slots_directly() -> None:

@@ -34,6 +34,7 @@ _LAZY = {
     "math23k_issues": "math23k",
     "svamp_issues": "svamp",
     "svamp_seeds": "svamp",
+    "svamp_seed_problems": "svamp",
     "data_inventory": "inventory",
     "load_derivations": "derivations",
     "derivation_splits": "derivations",

@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from mwplib.data.checksums import DataError, data_file
-from mwplib.data.gold import (NO_EXPRESSION, UNREADABLE_ANSWER, issue_list, prefix_issues, slot_prefix,
+from mwplib.data.gold import (NO_EXPRESSION, UNREADABLE_ANSWER, issue_list, prefix_issues, school_grade, slot_prefix,
                               text_numbers)
 from mwplib.expr import ExpressionError, parse_infix
 from mwplib.numbers import words_to_numbers
@@ -43,10 +43,13 @@ def _fold_ids() -> list[list[str]]:
 
 
 def _child_text(element: ET.Element, tag: str, source: str) -> str:
+    """The element's text, whitespace normalised; blank is refused like missing (``<Question> </Question>`` loaded as a
+    problem without a question)."""
     child = element.find(tag)
-    if child is None or child.text is None:
+    text = " ".join((child.text or "").split()) if child is not None else ""
+    if not text:
         raise DataError(f"{source}: <{tag}> missing or empty")
-    return " ".join(child.text.split())
+    return text
 
 
 def _answer(raw: str) -> float | None:
@@ -59,18 +62,16 @@ def _answer(raw: str) -> float | None:
 def _problem(element: ET.Element, fold: int) -> Problem:
     problem_id = element.get("ID", "")
     source = f"{ASDIV_XML}#{problem_id}"
-    if not problem_id:
+    if not problem_id.strip():
         raise DataError(f"{ASDIV_XML}: a <Problem> without ID (Body {element.findtext('Body')!r})")
     body, body_words = words_to_numbers(_child_text(element, "Body", source))
     question, question_words = words_to_numbers(_child_text(element, "Question", source))
     formula, raw_answer = _child_text(element, "Formula", source), _child_text(element, "Answer", source)
-    solution = element.find("Solution-Type")
-    if solution is None or not solution.text:
-        raise DataError(f"{source}: <Solution-Type> missing or empty")
+    solution_type, subtypes = _child_text(element, "Solution-Type", source), element.findall("Solution-Type")[0].attrib
     try:
-        grade = int(element.get("Grade", ""))
+        grade = school_grade(element.get("Grade", ""))
     except ValueError:
-        raise DataError(f"{source}: Grade {element.get('Grade')!r} is not an integer") from None
+        raise DataError(f"{source}: Grade {element.get('Grade')!r:.40} is not a positive integer") from None
     numbers = text_numbers(f"{body} {question}", source)
     answer = _answer(raw_answer)
     issues = [] if answer is not None else [f"{UNREADABLE_ANSWER}: {raw_answer!r}"]
@@ -87,8 +88,8 @@ def _problem(element: ET.Element, fold: int) -> Problem:
         issues.append(f"{NO_EXPRESSION}: {error}")
     else:
         issues += prefix_issues(prefix, numbers, answer, report_constants=True)
-    meta = {"source": source, "fold": fold, "grade": grade, "type": " ".join(solution.text.split()),
-            "subtypes": dict(solution.attrib), "answer_raw": raw_answer, "origin": element.get("Source", ""),
+    meta = {"source": source, "fold": fold, "grade": grade, "type": solution_type,
+            "subtypes": dict(subtypes), "answer_raw": raw_answer, "origin": element.get("Source", ""),
             "number_words": tuple(body_words + question_words), "issues": tuple(issues)}
     return Problem(id=problem_id, body=body, question=question, equation=formula, answer=answer,
                    numbers=numbers, prefix=prefix, meta=meta)

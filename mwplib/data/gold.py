@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Iterable, Sequence
 
 from mwplib.data.checksums import DataError, data_file
@@ -27,6 +28,11 @@ ANSWER_MISMATCH = "answer-mismatch"
 NUMBER_NOT_IN_TEXT = "number-not-in-text"
 #: The gold answer itself could not be read as a number (``answer=None``).
 UNREADABLE_ANSWER = "unreadable-answer"
+
+#: A number written as text: ASCII digits, thousands commas in threes, decimals, an exponent ("7", "1,000", "0.25",
+#: "2e3"). `float` alone read "1,2" as 12 (once commas were dropped), "1_000" as 1000 and other scripts' digits.
+_WRITTEN_NUMBER = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+                             r"|-?\.[0-9]+(?:[eE][-+]?[0-9]+)?")
 
 
 def read_json(relpath: str) -> Any:
@@ -47,9 +53,12 @@ def finite_number(value: Any, what: str, source: str, *, written: bool = False) 
     where = f"{source}: " if source else ""
     if written and isinstance(value, str) and len(value) <= 100:
         try:
-            value = float(value.replace(",", ""))
+            read = float(value.replace(",", ""))
         except ValueError:
             raise DataError(f"{where}{what} {value!r} is not a number") from None
+        if math.isfinite(read) and not _WRITTEN_NUMBER.fullmatch(value.strip()):
+            raise DataError(f"{where}{what} {value!r} is not a number")
+        value = read  # "nan", "inf" and "1e400" are refused below as not finite
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DataError(f"{where}{what} must be a number, got {type(value).__name__} {str(value)[:40]!r}")
     try:
@@ -100,11 +109,22 @@ def prefix_issues(prefix: Sequence[str], numbers: Sequence[str], answer: float |
         return issues
     try:
         value = evaluate(parse_prefix(prefix), bindings(numbers))
+        if answers_match(value, answer):
+            return issues
+        shown = f"{float(value):.6g}"
     except ExpressionError as error:
         return [*issues, f"{ANSWER_MISMATCH}: equation cannot be evaluated ({error})"]
-    if not answers_match(value, answer):
-        issues.append(f"{ANSWER_MISMATCH}: equation gives {float(value):.6g}, gold answer is {answer:.6g}")
-    return issues
+    except (ValueError, OverflowError) as error:  # a literal past Python's digit limit, a value past a float's range
+        return [*issues, f"{ANSWER_MISMATCH}: the equation's value cannot be compared with the answer ({error})"]
+    return [*issues, f"{ANSWER_MISMATCH}: equation gives {shown}, gold answer is {answer:.6g}"]
+
+
+def school_grade(raw: str) -> int:
+    """A grade level as written ("3"): ASCII digits, at least 1; raises ValueError otherwise (`int` alone took
+    "-5", "3_0" and other scripts' digits)."""
+    if not re.fullmatch(r"\s*[0-9]+\s*", raw) or int(raw) < 1:
+        raise ValueError(f"grade {raw!r:.40} is not a positive integer")
+    return int(raw)
 
 
 def issue_list(problems: Iterable[Problem]) -> list[tuple[str, str]]:

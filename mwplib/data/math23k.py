@@ -95,8 +95,11 @@ def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> P
     fields = ("id", "original_text", "segmented_text", "equation", "ans")
     if not isinstance(record, dict) or (missing := [f for f in fields if f not in record]):
         raise DataError(f"{source}: not a Math23K record (missing {missing if isinstance(record, dict) else fields})")
-    if not all(isinstance(record[f], str) for f in fields[1:4]) or isinstance(record["ans"], (bool, list, dict)):
-        raise DataError(f"{source}: original_text, segmented_text and equation must be text, ans a number or text")
+    if not all(isinstance(record[f], str) for f in fields[:4]) or isinstance(record["ans"], (bool, list, dict)):
+        # an id of another type became its str(): "None", "True", "1e+308"
+        raise DataError(f"{source}: id, original_text, segmented_text and equation must be text, ans a number or text")
+    if not record["id"].strip():
+        raise DataError(f"{source}: blank id")
     text, equation, raw_answer = record["original_text"], record["equation"], str(record["ans"])
     quantities = text_quantities(text, source)
     numbers = tuple(format_number(quantity.value) for quantity in quantities)
@@ -116,7 +119,7 @@ def _problem(record: dict[str, Any], sources: tuple[str, ...], source: str) -> P
         issues += prefix_issues(prefix, numbers, answer, report_constants=True)
     meta = {"source": source, "sources": sources, "segmented_text": record["segmented_text"],
             "answer_raw": raw_answer, "issues": tuple(issues)}
-    return Problem(id=str(record["id"]), body=text, question="", equation=equation, answer=answer,
+    return Problem(id=record["id"], body=text, question="", equation=equation, answer=answer,
                    numbers=numbers, prefix=prefix, meta=meta)
 
 

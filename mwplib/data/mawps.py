@@ -44,6 +44,14 @@ def _answer(record: Mapping[str, Any], source: str) -> float:
     return finite_number(solutions[0], "solution", source, written=True)  # MAWPS writes some as strings
 
 
+def _index(record: Any, where: str) -> int:
+    """A record's iIndex, which its id is made of: an integer (the subsets made "addsub-None" of a missing one)."""
+    index = record.get("iIndex") if isinstance(record, dict) else None
+    if type(index) is not int:
+        raise DataError(f"{where}: a record without an integer iIndex (got {index!r:.40})")
+    return index
+
+
 def _problem(record: Mapping[str, Any], problem_id: str, source: str, meta: Mapping[str, Any]) -> Problem:
     """One MAWPS-format record (``iIndex, sQuestion, lEquations, lSolutions``) as a Problem."""
     try:
@@ -80,10 +88,7 @@ def _mawps_2373() -> tuple[Problem, ...]:
                         f"and {len(membership)} records; the three must list the same problems")
     problems = []
     for position, (record, copy, member) in enumerate(zip(records, combine, membership)):
-        if not isinstance(record, dict) or not isinstance(record.get("iIndex"), int) or isinstance(
-                record.get("iIndex"), bool):
-            raise DataError(f"{MAWPS_SOURCE}#position{position}: a record without an integer iIndex")
-        source = f"{MAWPS_SOURCE}#iIndex={record.get('iIndex')}"
+        source = f"{MAWPS_SOURCE}#iIndex={_index(record, f'{MAWPS_SOURCE}#position{position}')}"
         differing = [name for name in _SHARED_FIELDS if record.get(name) != copy.get(name)]
         if differing:
             raise DataError(f"{source}: position {position} differs from {MAWPS_COMBINE} in {differing}")
@@ -120,9 +125,10 @@ def _subsets() -> dict[str, tuple[Problem, ...]]:
     out = {}
     for name, prefix in SUBSETS.items():
         relpath = SUBSET_FILE.format(name=name)
-        problems = [_problem(record, f"{prefix}-{record.get('iIndex')}", f"{relpath}#iIndex={record.get('iIndex')}",
-                             {"subset": name})
-                    for record in read_json(relpath)]
+        problems = []
+        for position, record in enumerate(read_json(relpath)):
+            index = _index(record, f"{relpath}#position{position}")
+            problems.append(_problem(record, f"{prefix}-{index}", f"{relpath}#iIndex={index}", {"subset": name}))
         _check_unique(problems, relpath)
         out[name] = tuple(problems)
     return out

@@ -3,7 +3,7 @@
 A file is JSON Lines (``.jsonl``: one object per line) or CSV (``.csv``: a header row), with fields
 
 - ``id`` (text, unique in the file);
-- ``text``, or ``body`` and ``question``;
+- ``text``, or ``body`` and ``question`` (not both: one would be ignored);
 - ``equation``: infix over the text's numbers, for the unknown (``x = 12 - 5``) or as a bare expression
   (``12 - 5``); a number of the equation that the text does not hold must be listed in ``constants``;
 - ``answer``: a finite number (a JSON number, or a CSV cell such as ``7`` or ``0.25``);
@@ -118,10 +118,16 @@ def _constants(record: dict[str, Any], csv_cell: bool) -> set[str]:
     return {format_number(_number(c, "a constant", csv_cell)) for c in listed}
 
 
+def _given(record: dict[str, Any], name: str, csv_cell: bool) -> bool:
+    """Whether the record gives field `name`: a JSON key (even null, which is not "no value" but a wrong one), or a
+    CSV cell that is not empty (a CSV row has every column)."""
+    return name in record and not (csv_cell and record[name] == "")
+
+
 def _fold(record: dict[str, Any], csv_cell: bool) -> int | None:
-    fold = record.get("fold")
-    if fold is None or (csv_cell and fold == ""):
+    if not _given(record, "fold", csv_cell):
         return None
+    fold = record["fold"]
     if csv_cell and isinstance(fold, str) and fold.isdigit() and len(fold) < 6:
         fold = int(fold)
     if isinstance(fold, bool) or not isinstance(fold, int) or fold < 0:
@@ -146,6 +152,8 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
         missing.append("text (or body and question)")
     if missing:
         raise _Refused(f"missing {', '.join(missing)}")
+    if "text" in record and (both := [name for name in ("body", "question") if _given(record, name, csv_cell)]):
+        raise _Refused(f"gives text and {' and '.join(both)}: give text, or body and question, not both")
     problem_id = _text(record, "id")
     if not problem_id:
         raise _Refused("empty id")
@@ -168,11 +176,7 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
     listed = _constants(record, csv_cell)
     if unlisted := [c for c in constants(target) if c not in numbers and format_number(c) not in listed]:
         raise _Refused(f"the equation's {', '.join(unlisted)} is not in the text and not listed in constants")
-    try:
-        issues = prefix_issues(prefix, numbers, answer)
-    except (OverflowError, ValueError) as error:  # a value too large to print as a float
-        issues = [f"the equation's value cannot be compared with the answer ({error})"]
-    if issues:
+    if issues := prefix_issues(prefix, numbers, answer):
         raise _Refused(issues[0])
     meta: dict[str, Any] = {"source": source, "issues": ()}
     if (fold := _fold(record, csv_cell)) is not None:

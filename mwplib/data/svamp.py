@@ -3,7 +3,9 @@
 SVAMP's CSVs mask numbers (``number0``…), have no problem ids and repeat problems across folds, so the
 loaders un-mask the text and give every row the id of the underlying dataset problem (``mawps-<iIndex>``,
 ``nluds-XXXX``, ``chal-N``): the same problem then carries the same id in every fold, which lets `Split`
-check train/test disjointness and lets results be compared per problem across experiments.
+check train/test disjointness and lets results be compared per problem across experiments. A row whose Equation
+does not give its Answer (MAWPS's wrong golds: up to 12 rows per training file) or uses a number its text does not
+mention is kept and listed in `meta["issues"]`, as the dataset loaders do.
 """
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from typing import Any, Iterable, Literal, Sequence
 from mwplib.data.asdiv import load_asdiv_a_problems
 from mwplib.data.checksums import DataError, data_file
 from mwplib.data.errata import apply_errata
-from mwplib.data.gold import finite_number, issue_list, prefix_issues, read_json, text_numbers
+from mwplib.data.gold import (NUMBER_NOT_IN_TEXT, finite_number, issue_list, prefix_issues, read_json, school_grade,
+                              text_numbers)
 from mwplib.data.mawps import load_mawps_2373
 from mwplib.expr import ExpressionError, is_slot, parse_infix, parse_prefix, slot_index, to_prefix
-from mwplib.numbers import format_number, map_equation
+from mwplib.numbers import SCALES, TENS, UNITS, format_number, map_equation
 from mwplib.problem import Problem, Split
 
 CvDataset = Literal["mawps", "asdiv-a"]
@@ -40,11 +43,9 @@ FUZZY_JOIN_THRESHOLD = 0.75
 _MASK = re.compile(r"\bnumber(\d+)\b")
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 #: Spelled-out numbers: ASDiv.xml writes "seven" where SVAMP's CSVs write a masked digit; the text-only
-#: join steps ignore both, for the number words that `numbers.words_to_numbers` leaves in the text.
-_NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
-    "million half".split())
+#: join steps ignore both, for the number words that `numbers.words_to_numbers` leaves in the text: the cardinal
+#: words up to "million", and "half".
+_NUMBER_WORDS = frozenset([*UNITS, *TENS, *(SCALES.keys() - {"billion"}), "half"])
 _EMPTY_BODY = "Empty"  # what some CSV rows hold in `Body` for question-only problems
 
 
@@ -116,12 +117,19 @@ def _gold(numbers_field: str, equation_field: str) -> tuple[tuple[str, ...], tup
     return numbers, prefix
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _answer_issues(numbers: tuple[str, ...], prefix: tuple[str, ...], answer: float) -> tuple[str, ...]:
+    """A row's answer-mismatch issue, if any (cached like `_gold`): the CSVs keep MAWPS's wrong golds, and a row whose
+    Equation gives another answer, or none, was loaded as if it were right."""
+    return tuple(prefix_issues(prefix, numbers, answer))
+
+
 def _parse_row(row: dict[str, str], source: str, body_only: bool) -> _Row:
     answer = finite_number(row["Answer"], "Answer", source, written=True)
     try:
         numbers, prefix = _gold(row["Numbers"], row["Equation"])
         group_nums = json.loads(row["group_nums"]) if row.get("group_nums") else []
-        grade = int(row["Grade"]) if row.get("Grade") else None
+        grade = school_grade(row["Grade"]) if row.get("Grade") else None
     except (ExpressionError, ValueError, RecursionError) as error:
         raise DataError(f"{source}: cannot parse row ({error})") from None
     if not isinstance(group_nums, list):
@@ -136,7 +144,13 @@ def _parse_row(row: dict[str, str], source: str, body_only: bool) -> _Row:
         body, question = row["Body"], row[question_column]
     if body.strip() == _EMPTY_BODY:
         body = ""
-    meta: dict[str, Any] = {"group_nums": tuple(group_nums), "source": source}
+    issues = _answer_issues(numbers, prefix, answer)
+    # the body-only files removed the question, and with it numbers the equation may use: not an issue there
+    if not body_only and (unmentioned := sorted({slot_index(t) for t in prefix if is_slot(t)}
+                                                - {int(k) for k in _MASK.findall(f"{body} {question}")})):
+        issues = (f"{NUMBER_NOT_IN_TEXT}: the text does not mention {', '.join(f'number{k}' for k in unmentioned)}",
+                  *issues)
+    meta: dict[str, Any] = {"group_nums": tuple(group_nums), "source": source, "issues": issues}
     if grade is not None:
         meta["grade"] = grade
     if row.get("Type"):
@@ -230,6 +244,16 @@ def svamp_seeds() -> list[tuple[str | None, str, str]]:
     rows = [row for row in _rows(SEED_HISTORY) if row.meta.get("variation_codes") == ("00",)]
     return [(problem_id, how, row.meta.get("type", "")) for row, (problem_id, how) in
             zip(rows, _join(rows, _asdiv_a_pool()))]
+
+
+def svamp_seed_problems() -> list[Problem]:
+    """SVAMP's 100 seed problems as the authors' file writes them (lowercase, tokenised, like SVAMP's test CSV), each
+    with the ASDiv-A problem it joins to in ``meta["asdiv_id"]`` (None where none) and its group in ``meta["type"]``:
+    what SVAMP's variations were made from, and what :mod:`mwplib.svamp_variations` varies by rule."""
+    rows = [row for row in _rows(SEED_HISTORY) if row.meta.get("variation_codes") == ("00",)]
+    return [Problem(f"svamp-seed-{i}", row.body, row.question, row.equation, row.answer, row.numbers, row.prefix,
+                    {**row.meta, "asdiv_id": asdiv_id})
+            for i, (row, (asdiv_id, _)) in enumerate(zip(rows, _join(rows, _asdiv_a_pool())))]
 
 
 @functools.lru_cache(maxsize=None)
@@ -333,9 +357,19 @@ def load_svamp(errata: bool = True) -> list[Problem]:
     number missing from the text stays a constant and is listed in `meta["issues"]` (only chal-50, whose text lost
     "149"; :func:`svamp_issues`). meta: `type`, `variation_codes` (latest applied first), `variation_categories`
     (the set, sorted), `source`, `issues`.
-    `errata=False` keeps the released values instead of the corrections in `mwplib.data.errata`.
+    `errata=False` keeps the released values instead of the corrections in `mwplib.data.errata`. An Equation that
+    does not give the Answer (after the errata: chal-680 with `errata=False`) is listed in `meta["issues"]` too.
     """
-    return apply_errata(_svamp_json(), enabled=errata)
+    return [_with_answer_issues(problem) for problem in apply_errata(_svamp_json(), enabled=errata)]
+
+
+def _with_answer_issues(problem: Problem) -> Problem:
+    """`problem` with an answer-mismatch issue where its equation does not give its answer: checked after the errata,
+    as one may correct the answer; before this, an Equation such as "x" or one giving another number loaded clean."""
+    issues = prefix_issues(problem.prefix, problem.numbers, problem.answer)
+    if not issues:
+        return problem
+    return dataclasses.replace(problem, meta={**problem.meta, "issues": (*problem.meta["issues"], *issues)})
 
 
 def svamp_issues() -> list[tuple[str, str]]:

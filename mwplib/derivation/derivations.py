@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Mapping
 
-from mwplib.data.derivations import Position, Quantity
+from mwplib.data.derivations import NumberToken, Position
 from mwplib.derivation.solve import Solution, solve
 from mwplib.derivation.templates import Template, TemplateError, parse_template
 from mwplib.problem import Problem
@@ -48,7 +48,7 @@ def template_of(equations: tuple[str, ...]) -> Template:
     return parse_template(equations)
 
 
-def quantities_by_position(problem: Problem) -> dict[Position, Quantity]:
+def quantities_by_position(problem: Problem) -> dict[Position, NumberToken]:
     return {q.position: q for q in problem.meta["quantities"]}
 
 

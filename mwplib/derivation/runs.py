@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from mwplib import paths
+from mwplib import numbers, paths, text
 from mwplib.records import read_record, record_path, write_record
 from mwplib.data.derivations import load_derivations
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
@@ -131,9 +131,10 @@ def pooled(results: Sequence[dict]) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """Short hash of the modules a stored run depends on."""
+    """Short hash of the modules a stored run depends on: with the loader, the number words and the sentence splitter
+    it reads Q(x) and positions with (`mwplib.numbers`, `mwplib.text`)."""
     import mwplib.data.derivations as loader
 
-    files = [Path(loader.__file__), *sorted(f for f in Path(__file__).parent.glob("*.py")
-                                            if f.name != "experiments.py")]
+    files = [Path(module.__file__) for module in (loader, numbers, text)]
+    files += sorted(f for f in Path(__file__).parent.glob("*.py") if f.name != "experiments.py")
     return hashlib.sha1(b"".join(f.read_bytes() for f in files)).hexdigest()[:10]

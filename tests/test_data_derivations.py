@@ -1,11 +1,14 @@
 """The loader and the metrics on the paper's case studies (§5.3), read from the released data."""
+import copy
 import json
+import re
 
 import pytest
 
 from mwplib.data import derivations as derivations_data
 from mwplib.data.checksums import DataError
-from mwplib.data.derivations import derivation_splits, duplicates, load_derivations, number_value
+from mwplib.data.derivations import UNPARSABLE_EQUATIONS, derivation_splits, duplicates, load_derivations, number_value
+from mwplib.data.gold import issue_list
 from mwplib.derivation.derivations import Derivation, first_equation_derivation, gold_derivation
 from mwplib.derivation.experiments import same_equations, walkthrough
 from mwplib.derivation.metrics import inconsistent_gold, score, solution_correct
@@ -32,6 +35,18 @@ def test_number_words():
     assert number_value("1,200") == 1200 and number_value("twice") == 2 and number_value("-3") == -3
     assert number_value("two-thirds") * 3 == 2 and number_value("10-dollar") == 10
     assert number_value("numbers") is None
+    assert number_value("Forty-two") == 42 and number_value("dimes") * 10 == 1 and number_value("quarters") * 4 == 1
+    # only the loader's own denominators make a fraction: "sevenths" reads like "four-legged"
+    assert number_value("two-fifths") * 5 == 2 and number_value("two-sevenths") == 2
+
+
+def test_textual_numbers_are_release_tokens_by_position():
+    for problem in load_derivations("alg514"):
+        tokens = derivations_data.sentences(problem.body)
+        quantities = problem.meta["quantities"]
+        assert quantities and all(isinstance(q, derivations_data.NumberToken) for q in quantities)
+        assert all(tokens[q.position[0]][q.position[1]] == q.token for q in quantities)
+    assert derivations_data.sentences("Tom has  3 . Sue ?") == [["Tom", "has", "", "3", "."], ["Sue", "?"]]
 
 
 def test_sum_of_two_numbers_case_right_solution_wrong_derivation():
@@ -75,8 +90,8 @@ def test_derivation_induced_from_equations_turns_text_numbers_into_first_match_s
     assert score(problem, induced) == {"solution": True, "equation": True, "derivation": False}
 
 
-_RECORD = {"sQuestion": "John has 3 apples.", "Template": ["a", "=", "m"], "lSolutions": [3.0], "Alignment": [],
-           "Equiv": [], "iIndex": 7, "lEquations": ["x=3"]}
+_RECORD = {"sQuestion": "John has 3 apples.", "Template": ["m = a"], "lSolutions": [3.0], "Equiv": [], "iIndex": 7,
+           "Alignment": [{"coeff": "a", "SentenceId": 0, "TokenId": 2, "Value": 3.0}], "lEquations": ["x=3"]}
 
 
 @pytest.mark.parametrize("content, message", [
@@ -84,7 +99,7 @@ _RECORD = {"sQuestion": "John has 3 apples.", "Template": ["a", "=", "m"], "lSol
     ('{"iIndex": 7}', r"draw\.json: expected a JSON list of problems, got dict"),
     ("[1]", r"draw\.json record 0: expected an object, got int"),
     (json.dumps([_RECORD, {**_RECORD, "lSolutions": ["three"]}]),
-     r"draw\.json record 1 \(iIndex 7\): malformed record \(ValueError"),
+     r"draw\.json record 1 \(iIndex 7\): lSolutions\[0\] must be a number, got str 'three'"),
     (json.dumps([{**_RECORD, "Alignment": [["a", 0, 2]]}]), r"draw\.json record 0 \(iIndex 7\): malformed record"),
     (json.dumps([{k: v for k, v in _RECORD.items() if k != "Equiv"}]), r"record 0 \(iIndex 7\): missing field 'Equiv'"),
 ])
@@ -98,6 +113,73 @@ def test_a_malformed_file_or_record_raises_naming_the_file_and_record(tmp_path, 
             load_derivations("draw")
     finally:
         derivations_data._load.cache_clear()
+
+
+_SYSTEM = {"sQuestion": "7 audio cassettes and 3 video cassettes cost rs 1110 .", "lSolutions": [30.0, 300.0],
+           "Template": ["a * m + b * n = c"], "lEquations": ["(7.0*x)+(3.0*y)=1110.0"], "iIndex": 5484,
+           "Alignment": [{"coeff": "a", "SentenceId": 0, "Value": 7.0, "TokenId": 0},
+                         {"coeff": "b", "SentenceId": 0, "Value": 3.0, "TokenId": 4},
+                         {"coeff": "c", "SentenceId": 0, "Value": 1110.0, "TokenId": 9}],
+           "Equiv": [[[0, 0, 7.0]]]}
+
+
+def _load_one(tmp_path, monkeypatch, record):
+    """`record` through the loader's record loop, as the only record of kushman.json."""
+    file = tmp_path / "kushman.json"
+    file.write_text(json.dumps([record]), encoding="utf-8")
+    monkeypatch.setattr(derivations_data, "data_file", lambda relpath: file)
+    return derivations_data._load.__wrapped__("alg514")[0][0]
+
+
+def _slot(row, **change):
+    record = copy.deepcopy(_SYSTEM)
+    record["Alignment"][row].update(change)
+    return record
+
+
+#: Records the loader took before issue #35's fix (or that failed later, in notebook 05), and why they are refused.
+REFUSED = {
+    "lSolutions []": ({"lSolutions": []}, "lSolutions is empty"),
+    "lSolutions as text": ({"lSolutions": ["30", "300"]}, "lSolutions[0] must be a number, got str '30'"),
+    "lSolutions [true, 300]": ({"lSolutions": [True, 300.0]}, "lSolutions[0] must be a number, got bool 'True'"),
+    "lSolutions NaN": ({"lSolutions": [30.0, float("nan")]}, "lSolutions[1] must be finite, got nan"),
+    "lEquations []": ({"lEquations": []}, "lEquations is empty"),
+    "lEquations ['x=1']": ({"lEquations": ["x=1"]}, "lEquations have the unknowns ['x'], lSolutions 2 values"),
+    "lEquations do not hold": ({"lEquations": ["7*x+3*y=1111"]}, "do not hold at lSolutions [30.0, 300.0]"),
+    "4 unknowns": ({"lEquations": ["w+x+y+z=4"], "lSolutions": [1.0] * 4},
+                   "lEquations have 4 unknowns, more than the release's 3"),
+    "Template []": ({"Template": []}, "Template is empty"),
+    "Template not linear": ({"Template": ["a * m * n = c"]}, "is not a system of linear equations (TemplateError"),
+    "Alignment []": ({"Alignment": []}, "aligned slots [] are not the Template's slots ['a', 'b', 'c']"),
+    "coeff not in Template": (_slot(2, coeff="z"), "aligned slots ['a', 'b', 'z'] are not the Template's slots"),
+    "coeff null": (_slot(2, coeff=None), "alignment coeff 'None' is not a slot name"),
+    "Value as text": (_slot(2, Value="1110"), "alignment Value of slot 'c' must be a number, got str '1110'"),
+    "Equiv value as text": ({"Equiv": [[[0, 0, "7"]]]}, "Equiv value must be a number, got str '7'"),
+}
+
+
+@pytest.mark.parametrize("change, words", REFUSED.values(), ids=REFUSED)
+def test_a_record_that_loaded_silently_is_refused_naming_file_record_and_reason(tmp_path, monkeypatch, change,
+                                                                                words):
+    with pytest.raises(DataError, match=re.escape("kushman.json record 0 (iIndex 5484): ") + ".*" + re.escape(words)):
+        _load_one(tmp_path, monkeypatch, {**_SYSTEM, **change})
+
+
+def test_equations_hold_in_any_order_of_the_solutions_and_unparsable_ones_are_listed(tmp_path, monkeypatch):
+    """The release does not say which solution is which unknown; equations `mwplib.expr` cannot parse (``7x``) are
+    listed, since whether they hold cannot be checked."""
+    swapped = _load_one(tmp_path, monkeypatch, {**_SYSTEM, "lSolutions": [300.0, 30.0]})
+    assert swapped.answer == 300.0 and "issues" not in swapped.meta
+    (issue,) = _load_one(tmp_path, monkeypatch, {**_SYSTEM, "lEquations": ["7x+3y=1110"]}).meta["issues"]
+    assert issue.startswith(f"{UNPARSABLE_EQUATIONS}: ") and "7x+3y=1110" in issue
+
+
+def test_the_release_lists_only_its_two_unparsable_draw_records():
+    """Every other released record's equations hold at its solutions (DRAW-1K writes ``2x`` and ``2(x-y)``)."""
+    listed = {d: issue_list(load_derivations(d)) for d in ("draw", "alg514", "dolphin")}
+    assert [pid for pid, _ in listed["draw"]] == ["draw:381652", "draw:272228"]
+    assert all(issue.startswith(f"{UNPARSABLE_EQUATIONS}: ") for _, issue in listed["draw"])
+    assert listed["alg514"] == listed["dolphin"] == []
 
 
 def test_a_split_line_that_is_not_an_index_raises_naming_file_and_line(tmp_path, monkeypatch):

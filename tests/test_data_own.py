@@ -1,4 +1,5 @@
-"""Your own problems: the documented format loads, every bad record is refused by name, and a fuzz finds no crash."""
+"""Your own problems: the documented format loads, every bad record is refused by name, and a fuzz finds no crash and
+no silently accepted bad record."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,10 @@ import pytest
 from mwplib import runs
 from mwplib.__main__ import main
 from mwplib.data import DataError, check_problems, load_problems, own_splits
+from mwplib.numbers import format_number
+from mwplib.problem import Problem
+
+from test_data_fuzz import gold_faults, written
 
 GOOD = {"id": "p1", "text": "Sam has 12 marbles. He gives 5 marbles to Ann. How many marbles does Sam have now?",
         "equation": "x = 12 - 5", "answer": 7, "fold": 0}
@@ -35,9 +40,10 @@ def test_the_documented_format_loads_as_the_shipped_loaders_do(tmp_path) -> None
     assert [s.name for s in splits] == ["mine-fold0", "mine-fold1"] and [len(s.test) for s in splits] == [1, 2]
     assert runs.dataset_key(str(path)) == "mine" and runs.dataset_splits(str(path)) == splits
     csv_path = tmp_path / "mine.csv"
-    csv_path.write_text("id,text,equation,answer,fold\np1,\"Sam has 12 marbles, gives 5 away. How many left?\","
-                        "12 - 5,7,0\n")
-    assert load_problems(csv_path)[0].answer == 7.0
+    csv_path.write_text("id,text,body,question,equation,answer,fold\np1,\"Sam has 12 marbles, gives 5 away. How many "
+                        "left?\",,,12 - 5,7,0\np2,Sam has 12 marbles.,,,12 - 5,\"7,0\",1\n")
+    loaded, refused = check_problems(csv_path)  # empty cells are no value; "7,0" is no number (it was read as 70)
+    assert [p.answer for p in loaded] == [7.0] and "answer '7,0' is not a number" in refused[0].reason
 
 
 BAD = [  # (record, the reason's words)
@@ -51,6 +57,9 @@ BAD = [  # (record, the reason's words)
     ({**GOOD, "text": None}, "text must be text"),
     ({**GOOD, "fold": -1}, "fold must be an integer"),
     ({**GOOD, "fold": "0"}, "fold must be an integer"),
+    ({**GOOD, "fold": None}, "fold must be an integer >= 0, got None"),  # loaded as if no fold had been given
+    ({**GOOD, "body": ""}, "gives text and body: give text, or body and question, not both"),  # body was ignored
+    ({**GOOD, "question": "How many?"}, "gives text and question"),
     ({**GOOD, "constants": "0.25"}, "constants must be a list"),
     ({k: v for k, v in GOOD.items() if k != "answer"}, "missing answer"),
     ({k: v for k, v in GOOD.items() if k != "text"}, "missing text (or body and question)"),
@@ -116,7 +125,23 @@ def _mutations(rng: random.Random) -> list:
     return out
 
 
-def test_a_fuzz_of_records_only_loads_or_refuses_each_within_a_second(tmp_path) -> None:
+def _faults(problem: Problem, record: dict) -> list[str]:
+    """Why `problem` is not a correct load of `record` (test_data_fuzz.gold_faults, and the fields as given)."""
+    listed = record.get("constants", [])
+    faults = gold_faults(problem, written(record["answer"]), {format_number(c) for c in listed})
+    given = record["text"].split() if "text" in record else [*record["body"].split(), *record["question"].split()]
+    if problem.id != " ".join(record["id"].split()) or problem.text.split() != given:
+        faults.append("id or text not as given")
+    if "text" in record and {"body", "question"} & record.keys():
+        faults.append("body or question ignored beside text")
+    if problem.meta.get("fold", "none") != record.get("fold", "none"):
+        faults.append("fold not as given")
+    if "type" in record and problem.meta["type"] != " ".join(record["type"].split()):
+        faults.append("type not as given")
+    return faults
+
+
+def test_a_fuzz_of_records_loads_correctly_or_refuses_each_within_a_second(tmp_path) -> None:
     outcomes = {"loaded": 0, "refused": 0}
     for record in _mutations(random.Random(0)):
         path = _jsonl(tmp_path, record, name="fuzz.jsonl")
@@ -124,6 +149,6 @@ def test_a_fuzz_of_records_only_loads_or_refuses_each_within_a_second(tmp_path) 
         loaded, refused = check_problems(path)  # never another exception
         assert time.perf_counter() - started < 1.0, record
         assert len(loaded) + len(refused) == 1 and all(r.reason for r in refused)
-        assert all(abs(p.answer) < float("inf") and p.prefix for p in loaded)
+        assert all(_faults(problem, record) == [] for problem in loaded), (_faults(loaded[0], record), record)
         outcomes["loaded" if loaded else "refused"] += 1
     assert outcomes["loaded"] > 10 and outcomes["refused"] > 200  # both ways are exercised

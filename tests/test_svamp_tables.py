@@ -7,14 +7,18 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import papers, report
+from mwplib import findings, papers, paths, report
 from mwplib import svamp_tables as st
 from mwplib.problem import Problem
 
 
-def run(key: str, model: str, embedding: str, dataset: str, correct: dict[str, bool]) -> dict:
+def run(key: str, model: str, embedding: str, dataset: str, correct: dict[str, bool], best_test: float | None = None
+        ) -> dict:
+    """A run record; `best_test`: its accuracy at the best test epoch (default: as at the validation epoch)."""
+    accuracy = sum(correct.values()) / len(correct) if correct else 0.0
     return {"key": key, "n_test": len(correct),
             "spec": {"model": model, "config": {"embedding": embedding}, "dataset": dataset},
+            "metrics": {"test_accuracy": accuracy, "peer_test_accuracy": accuracy if best_test is None else best_test},
             "predictions": [{"id": i, "correct": c, "prefix": ["+", "N0", "N1"]} for i, c in correct.items()]}
 
 
@@ -112,7 +116,9 @@ def test_best_run_and_ablation_table() -> None:
     strong = run("s", "gts", "scratch", "svamp", {"a": True, "b": False, "c": True})
     best = st.best_run([weak, strong])
     assert st.describe_run(best) == "GTS (S) on svamp" and st.model_of(best) == ("gts", "scratch")
-    table = st.table_ablation(best, problems, "category").set_index(["removed category", "measure"])
+    assert st.best_by_protocol([weak, strong]) == {st.BOTH_PROTOCOLS: best}
+    table = st.table_ablation({st.BOTH_PROTOCOLS: best}, problems, "category").set_index(["removed category",
+                                                                                         "measure"])
     assert table.loc[("Question Sensitivity", "# removed"), "ours"] == 2
     assert (table["model"] == "GTS (S)").all()  # the paper's best model is another: ours is named
     assert table.loc[("Question Sensitivity", "# removed"), "paper"] == 462
@@ -120,6 +126,21 @@ def test_best_run_and_ablation_table() -> None:
     assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
     assert report.headline(table.reset_index(), ["removed category", "measure"], "t13")[
         "t13_question_sensitivity_removed"] == 2
+
+
+def test_tables_13_to_15_give_each_protocol_its_best_model_where_they_differ() -> None:
+    problems = [Problem(pid, "b", "q", "", 1.0, ("1", "2"), ("+", "N0", "N1"),
+                        {"variation_codes": ("11",), "variation_categories": ("Question Sensitivity",)})
+                for pid in "ab"]
+    by_validation = run("s", "gts", "scratch", "svamp", {"a": True, "b": True}, best_test=1.0)
+    by_test_epoch = run("w", "seq2seq", "scratch", "svamp", {"a": True, "b": False}, best_test=1.0 + 1e-9)
+    best = st.best_by_protocol([by_validation, by_test_epoch])
+    assert {k: st.model_of(v) for k, v in best.items()} == {st.CHOSEN_BY["validation"]: ("gts", "scratch"),
+                                                            st.CHOSEN_BY["best test epoch"]: ("seq2seq", "scratch")}
+    table = st.table_ablation(best, problems, "category")
+    assert table.groupby("best model by")["model"].first().to_dict() == {
+        st.CHOSEN_BY["validation"]: "GTS (S)", st.CHOSEN_BY["best test epoch"]: "Seq2Seq (S)"}
+    assert findings.first_best(table)["model"].unique().tolist() == ["GTS (S)"]  # the findings judge ours
 
 
 def test_best_run_skips_a_model_without_predictions() -> None:
@@ -206,3 +227,16 @@ def test_the_best_model_is_named_under_both_protocols() -> None:
     assert table.loc["Graph2Tree (R (MiniLM))", ["ours, best test epoch (the paper's protocol)",
                                                  "best, paper's protocol"]].tolist() == [75.0, True]
     assert not table.loc["Graph2Tree (S)", "best, paper's protocol"]
+
+
+def test_tables_head_ours_by_protocol_and_add_the_best_test_epoch_where_recorded(tmp_root) -> None:
+    runs = [run("a", "constrained", "scratch", "mawps", {"p1": True, "p2": False}, best_test=1.0),
+            run("b", "constrained", "scratch", "mawps", {"p3": True, "p4": True}, best_test=1.0)]
+    table5 = st.table_5(runs, embeddings=["scratch"], datasets=["mawps"])
+    row = table5.iloc[0]
+    assert (row["ours"], row[report.BEST_TEST_EPOCH]) == (75.0, 100.0)  # pooled over the two folds, each way
+    shown = report.show(table5, "t5", "smoke")
+    assert report.BY_VALIDATION in shown.columns and "ours" not in shown.columns
+    assert "ours" in table5.columns  # findings and headlines read the frame as built
+    saved = pd.read_csv(paths.tables_dir("smoke") / "t5.csv")
+    assert list(saved.columns) == list(shown.columns)
