@@ -24,7 +24,7 @@ from .runs import SVAMP_DATASET, RunSpec, embedding_label, spec_for, stand_in_no
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """One row per model × embedding × dataset: accuracies pooled over all test problems of its folds
-    (honest = epoch selected on validation; peers' protocol = best epoch on test, per fold); notebook 01."""
+    (honest = epoch selected on validation; the papers' protocol = best epoch on test, per fold); notebook 01."""
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rec in records:
         spec = rec["spec"]

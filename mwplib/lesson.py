@@ -87,9 +87,18 @@ def table(walkthrough: Walkthrough) -> pd.DataFrame:
 
 def right_and_wrong(problems: Sequence[Problem], record: Mapping[str, Any]) -> pd.DataFrame:
     """The first right and the first wrong prediction of the run of `record` on `problems` (test order), step by
-    step side by side: what a notebook shows before its tables."""
-    right, wrong = (table(walk(*first(problems, record, correct=c))) for c in (True, False))
-    return pd.DataFrame({"step": right["step"], "right": right["value"], "wrong": wrong["value"]})
+    step side by side: what a notebook shows before its tables. A run that got every problem right (or none) shows
+    the one column it has."""
+    columns = {}
+    for name, correct in (("right", True), ("wrong", False)):
+        try:
+            columns[name] = table(walk(*first(problems, record, correct=correct)))
+        except ValueError:  # no such prediction: a tiny set, or a run of one epoch
+            continue
+    if not columns:
+        raise ValueError(f"run {record.get('key')} has no prediction on a problem whose text holds its numbers")
+    steps = next(iter(columns.values()))["step"]
+    return pd.DataFrame({"step": steps, **{name: frame["value"] for name, frame in columns.items()}})
 
 
 def first(problems: Iterable[Problem], record: Mapping[str, Any], correct: bool) -> tuple[Problem, dict[str, Any]]:

@@ -2,8 +2,8 @@
 retrain the SVAMP models).
 
 Adam with a separate learning rate for the embedder; per-epoch evaluation on a validation part carved
-from the training problems (model selection, the honest default) *and* on the test problems (so the
-peers' protocol — best epoch on the test fold — can be reported beside it, clearly labelled). The model's
+from the training problems (model selection, the honest default) *and* on the test problems (so that
+the papers' protocol — best epoch on the test fold — can be reported beside it, clearly labelled). The model's
 vocabularies (words, output constants) and the decoding length come from the whole training fold, validation
 part included (`mwplib.runs.run` builds the model before the part is carved): a constant only validation
 problems use can be decoded for them, which can only flatter the validation score; the test fold never leaks.
@@ -42,7 +42,7 @@ class TrainResult:
     history: list[dict[str, float]]  # per epoch: epoch, loss, seconds, val_accuracy, test_accuracy
     best_epoch: int  # selected on validation accuracy (earliest best)
     test_accuracy: float  # at `best_epoch` — the honest number
-    peer_epoch: int  # best epoch on the test problems (the peers' protocol)
+    peer_epoch: int  # best epoch on the test problems (the papers' protocol)
     peer_test_accuracy: float
     records: list[dict[str, Any]]  # per test problem at `best_epoch` (see :func:`score`)
     train_problems_per_s: float

@@ -51,3 +51,10 @@ def test_right_and_wrong_puts_both_walkthroughs_side_by_side():
     frame = lesson.right_and_wrong([PROBLEM, wrong_problem], record)
     assert list(frame.columns) == ["step", "right", "wrong"]
     assert frame.set_index("step").loc["answer"].tolist() == ["4 (gold 4)", "13 (gold 5)"]
+
+
+def test_right_and_wrong_shows_the_one_column_a_run_has():
+    record = {"key": "k", "predictions": [_prediction(("-", "N0", "N1"), 4.0, True)]}
+    assert list(lesson.right_and_wrong([PROBLEM], record).columns) == ["step", "right"]
+    with pytest.raises(ValueError, match="run k has no prediction"):
+        lesson.right_and_wrong([PROBLEM], {"key": "k", "predictions": []})

@@ -40,3 +40,28 @@ def test_notebook_01_smoke() -> None:
         recorded_accuracy("gts", "scratch", "asdiv-a") - MAJORITY["asdiv-a"])
     speed = pd.read_csv(paths.tables_dir("smoke") / "01_speed.csv")
     assert len(speed) == 16 and (speed["ours"] > 0).all()
+
+
+@pytest.mark.slow
+def test_notebook_01_trains_and_tabulates_your_own_file(tmp_path, monkeypatch):
+    """A teacher's own problem set in place of MAWPS / ASDiv-A: notebook 01 cross-validates on its folds (in a
+    scratch project, so no record lands in results/)."""
+    import json
+
+    from mwplib import runner
+
+    problems = [{"id": f"p{i}", "text": f"Sam has {i + 5} marbles. He gives {i % 4 + 1} to Ann. How many does he have?",
+                 "equation": f"x = {i + 5} - {i % 4 + 1}", "answer": i + 5 - (i % 4 + 1), "fold": i % 2}
+                for i in range(24)]
+    own = tmp_path / "class_homework.jsonl"
+    own.write_text("".join(json.dumps(p) + "\n" for p in problems))
+    for name in ("data", "notebooks"):
+        (tmp_path / name).symlink_to(paths.ROOT / name)
+    monkeypatch.setenv("MWPLIB_ROOT", str(tmp_path))
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    runner.execute_notebook("01_baselines", "smoke", DATASETS=[str(own)], MODELS=["seq2seq"], EMBEDDINGS=["scratch"])
+    table2 = pd.read_csv(tmp_path / "results" / "tables" / "smoke" / "table2_baselines.csv")
+    row = table2[(table2["model"] == "seq2seq") & (table2["dataset"] == "class_homework")].iloc[0]
+    assert 0 <= row[report.BY_VALIDATION] <= 100 and pd.isna(row["paper"])  # the paper has no value for it
+    recorded = list((tmp_path / "results" / "runs" / "smoke" / "seq2seq" / "class_homework").glob("*.json.gz"))
+    assert len(recorded) == 1  # smoke trains fold 0 of the file's two
