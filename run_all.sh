@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Execute every notebooks/NN_*.ipynb in order, headlessly, with papermill.
 #
-#   ./run_all.sh [--profile smoke|quick|full] [--only 00 05 ...] [-p NAME=VALUE ...] [--setup-only]
+#   ./run_all.sh [--profile smoke|quick|full] [--only 00 05 ...] [-p NAME=VALUE ...] [--from-records] [--setup-only]
 #
 # -p overrides a notebook parameter, e.g. -p TRAIN_MISSING=False renders only the runs recorded under results/.
+# --from-records renders the committed tables from the committed runs, training nothing (the parameters each
+# notebook's committed render used: mwplib/runner.py COMMITTED_RENDERS); e.g. the full book: --profile full.
 # Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
 # Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
 # figures to figures/<profile>/, headline metrics to results/metrics/<profile>/. Then the executed notebooks
@@ -14,6 +16,7 @@ cd "$(dirname "$0")"
 
 profile=quick
 setup_only=0
+from_records=()
 only=()
 params=()
 while [ $# -gt 0 ]; do
@@ -22,6 +25,7 @@ while [ $# -gt 0 ]; do
     --profile=*) profile="${1#*=}"; shift ;;
     --only) shift; while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do only+=("$1"); shift; done ;;
     --setup-only) setup_only=1; shift ;;
+    --from-records) from_records=(--from-records); shift ;;
     -p|--param) params+=(--param "$2"); shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run_all.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -43,5 +47,6 @@ fi
 [ "$setup_only" = 1 ] && exit 0
 
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
-.venv/bin/python -m mwplib.runner --profile "$profile" ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
+.venv/bin/python -m mwplib.runner --profile "$profile" ${from_records[@]+"${from_records[@]}"} \
+  ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
 exec .venv/bin/python -m mwplib.book --profile "$profile" ${only[@]+"${only[@]}"}

@@ -60,3 +60,15 @@ def test_runner_refuses_what_it_would_silently_ignore(project, capsys):
 def test_parameters_are_literals_only(text):
     with pytest.raises(argparse.ArgumentTypeError):
         runner.parse_parameter(text)
+
+
+def test_from_records_renders_each_notebook_as_its_committed_tables_were(project, monkeypatch):
+    _notebook(paths.NOTEBOOKS / "04_svamp.ipynb", "assert TRAIN_MISSING is False and SVAMP_CV is True",
+              'PROFILE = "quick"\nTRAIN_MISSING = True\nSVAMP_CV = False\nEMBEDDINGS = ["scratch"]')
+    monkeypatch.setitem(runner.COMMITTED_RENDERS, "smoke", {"04_svamp": {"SVAMP_CV": True}})
+    assert runner.from_records(paths.NOTEBOOKS / "04_svamp.ipynb", "smoke") == {"TRAIN_MISSING": False,
+                                                                               "SVAMP_CV": True}
+    assert runner.from_records(paths.NOTEBOOKS / "00_ok.ipynb", "smoke") == {}  # it trains nothing: no parameter
+    assert runner.main(["--profile", "smoke", "--from-records", "00", "04"]) == 0
+    assert runner.main(["--profile", "smoke", "04"]) == 1  # without it: the notebook's own defaults
+    assert runner.from_records(paths.NOTEBOOKS / "04_svamp.ipynb", "full")["EMBEDDINGS"] == ["scratch", "minilm"]
