@@ -4,6 +4,7 @@ beside the paper's setting, learning curves and accuracy by operator count. Note
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
@@ -188,20 +189,23 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
 
 
 def seed_spread(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """Test accuracy (%, epoch by validation) of each cell (model × embedding × dataset × fold) trained with several
-    seeds, with their mean and spread (max − min): how far a cell moves with the seed alone, so a gap between two
-    cells can be told from noise (notebook 01). Cells run with one seed are left out."""
-    by_cell: dict[tuple[str, str, str, int], dict[int, float]] = {}
+    """Test accuracy (%, epoch by validation) of each cell (model × embedding × dataset × fold, one setting: config,
+    epochs and patience) trained with several seeds, with their mean and spread (max − min): how far a cell moves
+    with the seed alone, so a gap between two cells can be told from noise (notebook 01). Cells run with one seed
+    are left out."""
+    by_cell: dict[tuple[Any, ...], dict[int, float]] = {}
     for rec in records:
         spec = rec["spec"]
-        key = (spec["model"], embedding_label(spec["config"]["embedding"]), spec["dataset"], spec["fold"])
+        setting = json.dumps(spec["config"], sort_keys=True), spec.get("patience", 0)
+        key = (spec["model"], embedding_label(spec["config"]["embedding"]), spec["dataset"], spec["fold"],
+               spec["epochs"], *setting)
         by_cell.setdefault(key, {})[spec["seed"]] = 100 * rec["metrics"]["test_accuracy"]
-    rows = [{"model": model, "embedding": embedding, "dataset": dataset, "fold": fold, "seeds": len(found),
-             "accuracy by seed": ", ".join(f"{found[seed]:.1f}" for seed in sorted(found)),
+    rows = [{"model": model, "embedding": embedding, "dataset": dataset, "fold": fold, "epochs": epochs,
+             "seeds": len(found), "accuracy by seed": ", ".join(f"{found[seed]:.1f}" for seed in sorted(found)),
              "mean": float(np.mean(list(found.values()))), "spread": max(found.values()) - min(found.values())}
-            for (model, embedding, dataset, fold), found in by_cell.items() if len(found) > 1]
-    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "seeds", "accuracy by seed", "mean",
-                                       "spread"])
+            for (model, embedding, dataset, fold, epochs, *_), found in by_cell.items() if len(found) > 1]
+    return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "seeds",
+                                       "accuracy by seed", "mean", "spread"])
 
 
 def learning_curves(records: Sequence[dict[str, Any]]) -> Any:

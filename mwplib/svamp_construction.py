@@ -277,7 +277,7 @@ def variation_accuracy(evaluated: Sequence[tuple[Mapping[str, Any], Mapping[str,
             mine = [right for c, right in ours if code in (c, "all")]
             human = [right for codes, right in theirs if code == "all" or codes == (code,)]
             rows.append({"run": run, "code": code, "variation": VARIATION_LABELS.get(code, "all"),
-                         "rule-made: n": len(mine), "rule-made: accuracy": 100 * float(np.mean(mine)),
+                         "rule-made: n": len(mine), "rule-made: accuracy": 100 * float(np.mean(mine)) if mine else None,
                          "SVAMP: n": len(human),
                          "SVAMP: accuracy": 100 * float(np.mean(human)) if human else None})
     return pd.DataFrame(rows, columns=["run", "code", "variation", "rule-made: n", "rule-made: accuracy", "SVAMP: n",
@@ -286,12 +286,12 @@ def variation_accuracy(evaluated: Sequence[tuple[Mapping[str, Any], Mapping[str,
 
 def rank_agreement(frame: pd.DataFrame) -> pd.DataFrame:
     """Whether the rule-made set ranks what SVAMP ranks (Spearman's rho, from :func:`variation_accuracy`): the
-    variation types, per run, and the runs, by their accuracy on all problems. With six types and a few runs, a
-    rho is a coarse reading: say so beside it."""
+    variation types, per run, and the runs, by their accuracy on all problems. ``items`` says how many were ranked:
+    with six types and three runs, a rho is a coarse reading."""
     from scipy.stats import spearmanr
 
     def rho(part: pd.DataFrame) -> float | None:
-        part = part.dropna(subset=["SVAMP: accuracy"])
+        part = part.dropna(subset=["rule-made: accuracy", "SVAMP: accuracy"])
         if len(part) < 3 or part["rule-made: accuracy"].nunique() < 2 or part["SVAMP: accuracy"].nunique() < 2:
             return None  # too few items, or one side does not rank them at all
         return float(spearmanr(part["rule-made: accuracy"], part["SVAMP: accuracy"]).statistic)

@@ -247,6 +247,14 @@ def best_models(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return frame
 
 
+def first_best(table: pd.DataFrame) -> pd.DataFrame:
+    """Tables 13–15's rows for their first best model (chosen on validation, or by both protocols): what the
+    findings judge and the figure shows; a table without a ``best model by`` column is returned whole."""
+    if "best model by" not in table.columns or table.empty:
+        return table
+    return table[table["best model by"] == table["best model by"].iloc[0]]
+
+
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The runs among `records` of the model × embedding of `runs` (notebook 04: the best SVAMP model's
     ASDiv-A folds for Table 15)."""
@@ -383,7 +391,8 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
     first best model (chosen by validation, or by both protocols)."""
     import matplotlib.pyplot as plt
 
-    table = table[(table["numbers"] != "other") & (table["best model by"] == table["best model by"].iloc[0])]
+    table = first_best(table)
+    table = table[table["numbers"] != "other"]
     fig, ax = plt.subplots(figsize=(5, 3))
     for i, (dataset, part) in enumerate(table.groupby("dataset", sort=False)):
         x = np.arange(len(part)) + (i - 0.5) * 0.4

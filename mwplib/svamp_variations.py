@@ -41,12 +41,18 @@ from .text import split_sentences
 RULE_CODES = ("11", "22", "23", "31", "32", "33")
 
 _PRONOUNS = {"he", "she", "they", "it", "his", "her", "their", "its"}
+_SUBJECTS = {"he", "she", "they", "it"}
 _CONNECTIVES = {"then", "later", "after", "afterwards", "now", "next", "also", "so", "if", "but", "and", "the"}
 _TOTAL_WORDS = (("in", "all"), ("in", "total"), ("altogether",), ("total",), ("combined",), ("together",))
 _STOP = {".", ",", "?", "!", "and", "in", "on", "at", "to", "from", "for", "with", "each", "than", "of", "per",
          "if", "how"}
 _DO = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 _BE = {"is", "are", "was", "were"}
+#: Preposition + word pairs that are one phrase: "at first" is not "at <number> <object> first".
+_FIXED_PHRASES = {("at", "first"), ("at", "last"), ("at", "least"), ("in", "all"), ("in", "total"), ("at", "once")}
+_CLAUSE_ENDS = {"but", "and", "so", "because", "while", "if", "when", "then"}
+_FUNCTION_WORDS = {"many", "much", "have", "does", "were", "what", "there", "they", "with", "that", "from", "this",
+                   "will", "would", "each", "their", "them", "then", "when", "into", "some", "more", "left"}
 _LEANING = {"more", "them", "it", "then", "next", "later", "now", "left", "still", "again", "other", "remaining",
             "rest", "another", "also"}
 
@@ -210,8 +216,8 @@ def _dependent(sentence: Sequence[str]) -> bool:
 
 
 def change_information(seed: Problem, context: "Context") -> Problem:
-    """22: every number of the expression redrawn (half to twice its value) until the answer is positive and whole
-    where the seed's is; the text keeps its words."""
+    """22: every number of the expression redrawn, from half its value to twice it (1 to 3 for a 1), until the
+    answer is positive and whole where the seed's is; the text keeps its words."""
     text_numbers = [q for q in find_numbers(seed.body + " " + seed.question)]
     if any(not _whole(q.value) for q in text_numbers):
         raise NotApplicable("a number of the text is not whole")
@@ -268,7 +274,8 @@ def _answered(question: Sequence[str], answer: str) -> list[str]:
             raise NotApplicable("the question's subject or verb was not found")
         subject, head, tail = rest[:main], rest[main], rest[main + 1:]
         tail_tags = tags[verb + 2 + main:-1]
-        if tail and tail_tags[0][0] == "IN" and (len(tail) == 1 or tail_tags[1][0] in ("RB", "IN")):
+        if (tail and tail_tags[0][0] == "IN" and (len(tail) == 1 or tail_tags[1][0] in ("RB", "IN"))
+                and tuple(tail[:2]) not in _FIXED_PHRASES):
             return subject + [aux, head, tail[0], answer] + obj + tail[1:] + ["."]  # "play with 19 kids altogether"
         return subject + [aux, head, answer] + obj + tail + ["."]
     if aux in _BE:
@@ -286,17 +293,27 @@ def _asked(sentence: Sequence[str], position: int) -> tuple[list[str], list[str]
     end = _object_after(sentence, tags, position + 1)
     if end == position + 1:
         raise NotApplicable("the number has no object noun after it")
-    obj, after = list(sentence[position + 1:end]), [t for t in sentence[end:] if t not in (".", "!", "?")]
+    after = []
+    for token in sentence[end:]:  # up to the end of its clause: "... in the pond but stray cats ..." stops at "but"
+        if token in (".", "!", "?", ",") or token in _CLAUSE_ENDS:
+            break
+        after.append(token)
+    obj = list(sentence[position + 1:end])
     hidden = list(sentence[:position]) + ["some"] + list(sentence[position + 1:])
     if sentence[0] == "there" and sentence[1] in _BE:
         return hidden, ["how", "many"] + obj + [sentence[1], "there"] + list(sentence[2:position]) + after + ["?"]
     if position == 0:
         return hidden, ["how", "many"] + obj + after + ["?"]
     verb = next((i for i in range(position) if tags[i][0] in _DO), None)
+    if verb is not None and tags[verb][1] == "be":
+        raise NotApplicable("the number's verb is a form of 'be', which 'did' cannot ask about")
     subject = list(sentence[:verb]) if verb else []
     if not subject or any(t in _CONNECTIVES or _is_number(t) for t in subject) \
             or any(not tags[i][0].startswith(("NN", "PRP", "DT", "POS")) for i in range(verb)):
         raise NotApplicable("the number's sentence has no plain subject before its verb")
+    if tags[verb][1] == "have" and not after:  # "randy has 78 blocks": asked after the story, "at first"
+        return hidden, ["how", "many"] + obj + ["did"] + subject + ["have"] + list(sentence[verb + 1:position]) + [
+            "at", "first", "?"]
     return hidden, (["how", "many"] + obj + [_DO[tags[verb][0]]] + subject + [tags[verb][1]]
                     + list(sentence[verb + 1:position]) + after + ["?"])
 
@@ -375,7 +392,9 @@ def change_order_of_phrases(seed: Problem, context: "Context") -> Problem:
     if _dependent(moved[1:]) or moved[0] in _CONNECTIVES - {"the"}:
         raise NotApplicable("the last number sentence leans on the one before it")
     rest = sentences[:numbered[-1]] + sentences[numbered[-1] + 1:]
-    if moved[0] in _PRONOUNS:
+    if moved[0] in _PRONOUNS - _SUBJECTS:
+        raise NotApplicable(f"the moved sentence opens with the possessive {moved[0]!r}")
+    if moved[0] in _SUBJECTS:
         names = context.names.get(seed.id, ())
         if rest[0][0] not in names:
             raise NotApplicable("the moved sentence opens with a pronoun whose person is named later")
@@ -385,7 +404,10 @@ def change_order_of_phrases(seed: Problem, context: "Context") -> Problem:
 
 
 def add_irrelevant_information(seed: Problem, context: "Context") -> Problem:
-    """33: a distractor sentence first, with a number drawn from another seed of the same group."""
+    """33: a distractor sentence first, with a number drawn from another seed of the same group: one of the seed's
+    own sentences with another person, where the question names the person whose sentence it is (so the new person's
+    amount cannot count), else a sentence of another seed that shares no content word with the question (so it is
+    about something else)."""
     draw = random.Random(f"{context.seed}-{seed.id}-33")
     others = [p for p in context.seeds if p.meta.get("type") == seed.meta.get("type") and p.id != seed.id]
     own = {Fraction(format_number(find_numbers(n)[0].value)) for n in seed.numbers}
@@ -394,20 +416,28 @@ def add_irrelevant_information(seed: Problem, context: "Context") -> Problem:
     other_names = sorted({n for p in others for n in context.names.get(p.id, ())} - names)
     body, question = seed.body.split(), seed.question.split()
     for sentence in split_sentences(body):
-        named = [i for i, t in enumerate(sentence) if t in names]
-        if _number_count(sentence) == 1 and named and other_names and numbers:
-            name = draw.choice(other_names)
-            number = format_number(draw.choice(numbers))
+        named = {t for t in sentence if t in names}
+        if (_number_count(sentence) == 1 and len(named) == 1 and named <= set(question) and not _dependent(sentence)
+                and other_names and numbers):
+            name, number = draw.choice(other_names), format_number(draw.choice(numbers))
             distractor = [name if t in names else (number if _is_number(t) else t) for t in sentence]
             return make_problem(seed, "33", distractor + body, question, _seed_values(seed),
                                 "own sentence, another person")
+    asked = _content(question)
     candidates = [s for p in others for s in split_sentences(p.body.split())
-                  if _number_count(s) == 1 and not _dependent(s)
+                  if _number_count(s) == 1 and not _dependent(s) and not _content(s) & asked
                   and all(find_numbers(t)[0].value not in own for t in s if _is_number(t))]
     if not candidates:
-        raise NotApplicable("no sentence of another seed of its group fits")
+        raise NotApplicable("no sentence of another seed of its group is about something else")
     return make_problem(seed, "33", draw.choice(candidates) + body, question, _seed_values(seed),
                         "another seed's sentence")
+
+
+def _content(tokens: Sequence[str]) -> set[str]:
+    """The content words of `tokens` (and "$", which money questions share): what a distractor must not mention."""
+    money = {"$", "money", "dollar", "dollars", "cents"}
+    return {"$" if t in money else t for t in tokens if (t.isalpha() and len(t) > 3 and t not in _FUNCTION_WORDS)
+            or t in money}
 
 
 RULES: dict[str, Callable[[Problem, "Context"], Problem]] = {
@@ -430,14 +460,15 @@ class Context:
 def person_names(seeds: Sequence[Problem], cased: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     """Each seed's one-word person names in its cased text (`cased`: seed id → the ASDiv-A text it joins to; SVAMP's
     lowercase file hides names from NER), lowercased as SVAMP writes them: spaCy's PERSON entities, and one-word
-    entities of another label that are a sentence's subject (the small model calls "Julia" an ORG)."""
+    entities of another label that are a proper noun and a sentence's subject (the small model calls "Julia" an ORG)."""
     pipeline = nlp.spacy_pipeline(disable=())
     out = {}
     for seed in seeds:
         text = cased.get(seed.id)
         entities = [] if text is None else pipeline(text).ents
         names = dict.fromkeys(e.text.lower() for e in entities if len(e) == 1 and (
-            e.label_ == "PERSON" or (e.label_ in ("ORG", "GPE", "NORP") and e.root.dep_ == "nsubj")))
+            e.label_ == "PERSON" or (e.label_ in ("ORG", "GPE", "NORP") and e.root.dep_ == "nsubj"
+                                     and e.root.pos_ == "PROPN")))
         out[seed.id] = tuple(n for n in names if n in seed.text.split())
     return out
 

@@ -366,11 +366,12 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
 
 
 def test_seed_spread_lists_cells_run_with_several_seeds() -> None:
-    def record(model: str, seed: int, accuracy: float) -> dict:
-        return {"spec": {"model": model, "config": {"embedding": "scratch"}, "dataset": "asdiv-a", "fold": 0,
-                         "seed": seed}, "metrics": {"test_accuracy": accuracy}}
+    def record(model: str, seed: int, accuracy: float, lr: float = 1e-3) -> dict:
+        return {"spec": {"model": model, "config": {"embedding": "scratch", "lr": lr}, "dataset": "asdiv-a",
+                         "fold": 0, "seed": seed, "epochs": 10}, "metrics": {"test_accuracy": accuracy}}
 
-    records = [record("gts", 0, 0.60), record("gts", 1, 0.55), record("gts", 2, 0.62), record("seq2seq", 0, 0.5)]
+    records = [record("gts", 0, 0.60), record("gts", 1, 0.55), record("gts", 2, 0.62), record("seq2seq", 0, 0.5),
+               record("gts", 1, 0.10, lr=1.0)]  # a probe of another setting is no seed of this cell
     spread = baselines.seed_spread(records)
     assert spread[["model", "seeds", "accuracy by seed"]].values.tolist() == [["gts", 3, "60.0, 55.0, 62.0"]]
     assert spread.loc[0, "spread"] == pytest.approx(7.0) and spread.loc[0, "mean"] == pytest.approx(59.0)

@@ -61,7 +61,7 @@ def test_change_information_redraws_the_numbers_and_recomputes_the_answer() -> N
 def test_invert_operation_gives_the_answer_and_asks_for_a_number() -> None:
     inverted = made(JACK, "23")
     assert inverted.text == ("jack had some pencils . jack gave 31 pencils to dorothy . "
-                             "jack does have 111 pencils now . how many pencils did jack have ?")
+                             "jack does have 111 pencils now . how many pencils did jack have at first ?")
     assert (inverted.prefix, inverted.answer) == (("+", "N1", "N0"), 142.0)
     per_pack = made(BETH, "23")
     assert per_pack.question == "how many crayons does each pack have in it ?"
