@@ -67,7 +67,8 @@ def _problem(element: ET.Element, fold: int) -> Problem:
     body, body_words = words_to_numbers(_child_text(element, "Body", source))
     question, question_words = words_to_numbers(_child_text(element, "Question", source))
     formula, raw_answer = _child_text(element, "Formula", source), _child_text(element, "Answer", source)
-    solution_type, subtypes = _child_text(element, "Solution-Type", source), element.findall("Solution-Type")[0].attrib
+    solution_type = _child_text(element, "Solution-Type", source)
+    subtypes = element.find("Solution-Type").attrib  # type: ignore[union-attr]  # present: _child_text checked
     try:
         grade = school_grade(element.get("Grade", ""))
     except ValueError:
