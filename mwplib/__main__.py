@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from .profiles import get_profile
 from .solver import Solution, Solver, check_text
 
 #: Lines decoded together: the batch of `Solver.solve_many`, small enough for the progress bar to move.
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if (args.text is None) == (args.file is None):
         parser.error("give one problem text or --file, not both")
-    solver = trained.solver_for(args.model, args.embedding, args.dataset, args.profile)
+    solver = trained.solver_for(args.model, args.embedding, args.dataset, get_profile(args.profile))
     items = list(_read(args.file)) if args.file else [("text", args.text)]
     out = args.out.open("w") if args.out else sys.stdout
     try:

@@ -22,8 +22,9 @@ from . import runs
 from .data import load_cv
 from .examples import EXAMPLES, PaperExample
 from .problem import Problem
-from .profiles import get_profile
+from .profiles import Profile
 from .report import paper_vs_ours, save_figure
+from .runkey import RunSpec
 from .solver import Solution, Solver, solution_from
 from .text import encode_text
 
@@ -153,7 +154,7 @@ def explain(solver: Solver, text: str) -> dict[str, Any]:
             "figure": plot_attention(solution, text) if solution.attention else None}
 
 
-def _all_asdiv(embedding: str, profile: str, seed: int) -> tuple[runs.RunSpec, list[Problem], list[Problem]]:
+def _all_asdiv(embedding: str, profile: Profile, seed: int) -> tuple[RunSpec, list[Problem], list[Problem]]:
     """§4.3's run: the constrained model trained on all of ASDiv-A (the union of SVAMP's five ASDiv-A test
     folds), tested on the paper's example problems."""
     problems = [p for split in load_cv("asdiv-a") for p in split.test]
@@ -161,7 +162,8 @@ def _all_asdiv(embedding: str, profile: str, seed: int) -> tuple[runs.RunSpec, l
     return spec, problems, [e.problem() for e in EXAMPLES]
 
 
-def all_asdiv_run(embedding: str, profile: str, seed: int = 0, train_missing: bool = True) -> dict[str, Any] | None:
+def all_asdiv_run(embedding: str, profile: Profile, seed: int = 0, train_missing: bool = True
+                  ) -> dict[str, Any] | None:
     """The record of §4.3's run (trained when missing and `train_missing`; None when not recorded otherwise):
     Tables 6/26 come from it (:func:`recorded_examples`)."""
     spec, train, test = _all_asdiv(embedding, profile, seed)
@@ -170,12 +172,12 @@ def all_asdiv_run(embedding: str, profile: str, seed: int = 0, train_missing: bo
     return runs.recorded(spec, train, test, profile)
 
 
-def all_asdiv_solver(embedding: str, profile: str, seed: int = 0) -> Solver:
+def all_asdiv_solver(embedding: str, profile: Profile, seed: int = 0) -> Solver:
     """A `Solver` of §4.3's run for typing in problems, with the profile's beam width: its weights, retrained
     here when this machine lacks them (the recorded run, and the tables from it, stay as they are)."""
     spec, train, test = _all_asdiv(embedding, profile, seed)
     record = runs.run(spec, train, test, profile, progress=False, need_weights=True)
-    return Solver.load(runs.weights_of(record, retrained_ok=True), beam=get_profile(profile).beam_size)
+    return Solver.load(runs.weights_of(record, retrained_ok=True), beam=profile.beam_size)
 
 
 def run_max_weights(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], np.ndarray]:
@@ -198,7 +200,7 @@ def weight_table(weights: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
                          for (emb, dataset), values in weights.items()])
 
 
-def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: str) -> list[str]:
+def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: Profile) -> list[str]:
     """Save the attention heatmap of each example in `ids` as figure ``03_attention_<id>``; returns the names."""
     import matplotlib.pyplot as plt
 

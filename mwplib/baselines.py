@@ -5,7 +5,6 @@ beside the paper's setting, learning curves and accuracy by operator count. Note
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -17,10 +16,11 @@ from .metrics import accuracy_by
 from .models import paper_config
 from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
 from .problem import Problem
-from .profiles import get_profile
+from .profiles import Profile
 from .records import SUFFIX, read_records
 from .report import by_validation, paper_vs_ours
-from .runs import SVAMP_DATASET, RunSpec, embedding_label, spec_for, stand_in_note
+from .runkey import RunSpec, describe_config
+from .runs import SVAMP_DATASET, embedding_label, spec_for, stand_in_note
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -49,7 +49,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return frame.drop(columns=["correct", "peer_correct"])
 
 
-def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
+def variants(profile: Profile, datasets: Sequence[str]) -> pd.DataFrame:
     """Recorded runs on `datasets` whose config differs from the default (probes such as another learning rate),
     with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
     MiniLM's own encoder learning rate) of the same model, embedding, dataset, fold and seed. Compare them
@@ -59,13 +59,12 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
     def scores(rec: dict[str, Any]) -> tuple[float, float]:
         return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
 
-    prof = get_profile(profile)
     records = read_records(path for dataset in datasets
-                           for path in sorted(paths.runs_dir(profile).glob(f"*/{dataset}/*{SUFFIX}")))
+                           for path in sorted(paths.runs_dir(profile.name).glob(f"*/{dataset}/*{SUFFIX}")))
     rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]
-        default = {**asdict(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
+        default = {**describe_config(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
         changed = {k: v for k, v in {**config, "val_fraction": spec["val_fraction"]}.items()
                    if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
@@ -75,13 +74,13 @@ def variants(profile: str, datasets: Sequence[str]) -> pd.DataFrame:
                          (*where, spec.get("patience", 0), seed)))
             continue
         default_runs[(*where, spec.get("patience", 0), seed)] = scores(rec)
-        planned = spec_for(spec["model"], config["embedding"], spec["dataset"], "", spec["fold"], prof)
-        in_plan = prof.in_plan(spec["model"], config["embedding"], spec["dataset"])
-        if prof.planned is not None and (not in_plan or (spec["epochs"], spec.get("patience", 0))
-                                         != (planned.epochs, planned.patience)):
+        planned = spec_for(spec["model"], config["embedding"], spec["dataset"], "", spec["fold"], profile)
+        in_plan = profile.in_plan(spec["model"], config["embedding"], spec["dataset"])
+        if profile.planned is not None and (not in_plan or (spec["epochs"], spec.get("patience", 0))
+                                            != (planned.epochs, planned.patience)):
             what = (f"epochs={spec['epochs']}, patience={spec.get('patience', 0)} (the plan's: {planned.epochs}, "
-                    f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {prof.name}'s plan "
-                                                           "does not train)")
+                    f"{planned.patience})" if in_plan else f"epochs={spec['epochs']} (a cell {profile.name}'s "
+                                                           "plan does not train)")
             rows.append((where, what, scores(rec),
                          (*where[:4], planned.epochs, planned.patience, seed) if in_plan else None))
     columns = ["model", "embedding", "dataset", "fold", "epochs", "changed", "val", "test", "default config: val",

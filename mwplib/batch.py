@@ -15,28 +15,27 @@ from typing import Any, Sequence
 
 from . import paths
 from .problem import Split
-from .profiles import PROFILES, get_profile
-from .runs import (RunSpec, _grid, dataset_key, dataset_splits, embedding_label, iter_grid, plan, recorded, run,
+from .profiles import PROFILES, Profile, get_profile
+from .runkey import RunSpec
+from .runs import (_grid, dataset_key, dataset_splits, embedding_label, iter_grid, plan, recorded, run,
                    run_label)
 from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions
 
 
-def _unrecorded(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]
+def _unrecorded(args: Any, profile: Profile, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]
                 ) -> list[tuple[RunSpec, Split]]:
     """The runs of the command line's grid not recorded yet (what `--jobs` and `--backend ray` train)."""
-    prof = get_profile(args.profile)
-    return [(spec, split) for spec, split in _grid(args.models, args.embeddings, grid, prof, args.seed, overrides,
+    return [(spec, split) for spec, split in _grid(args.models, args.embeddings, grid, profile, args.seed, overrides,
                                                   args.folds, args.val_fraction)
-            if recorded(spec, split.train, split.test, prof.name) is None]
+            if recorded(spec, split.train, split.test, profile) is None]
 
 
-def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
+def run_parallel(args: Any, profile: Profile, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
     """Train each unrecorded run of the grid in its own process, `args.jobs` at a time, one CPU thread each:
     on a many-core or GPU box small solvers train best side by side. Each run logs to build/logs/ and, with
     `--without-questions`, is evaluated so as soon as it is trained (a lease may end before the grid does).
     Returns how many runs failed."""
-    prof = get_profile(args.profile)
-    todo = [spec for spec, _ in _unrecorded(args, grid, overrides)]
+    todo = [spec for spec, _ in _unrecorded(args, profile, grid, overrides)]
     logs = paths.BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     named = {dataset_key(name): name for name in args.datasets}  # your own file travels by its path
@@ -44,12 +43,12 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
     def train(spec: RunSpec) -> bool:
         name = f"{spec.model}-{spec.config.embedding}-{spec.dataset}-{spec.fold}" + (
             f"-val{spec.val_fraction:g}" if spec.val_fraction != RunSpec.val_fraction else "")
-        command = [sys.executable, "-m", "mwplib.batch", "--profile", prof.name, "--models", spec.model,
+        command = [sys.executable, "-m", "mwplib.batch", "--profile", profile.name, "--models", spec.model,
                    "--embeddings", spec.config.embedding, "--datasets", named[spec.dataset], "--folds", str(spec.fold),
                    "--seed", str(args.seed), "--val-fraction", str(args.val_fraction),
                    *(["--without-questions"] if args.without_questions else []),
                    *(["--set", *args.set] if args.set else [])]
-        with open(logs / f"{prof.name}-{name}.log", "w") as log:
+        with open(logs / f"{profile.name}-{name}.log", "w") as log:
             code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
                                   env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}).returncode
         print(f"{name}: {'done' if code == 0 else f'FAILED (exit {code}), see {log.name}'}", flush=True)
@@ -60,18 +59,18 @@ def run_parallel(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[st
         return sum(not ok for ok in pool.map(train, todo))
 
 
-def train_recorded(spec: RunSpec, split: Split, profile: str) -> str:
+def train_recorded(spec: RunSpec, split: Split, profile: Profile) -> str:
     """Train (or find) one run and say where its record is: what a Ray task runs (`mwplib.distributed`)."""
     record = run(spec, split.train, split.test, profile, progress=False)
     return f"{100 * record['metrics']['test_accuracy']:.1f} %, recorded as {record['key']}"
 
 
-def run_on_ray(args: Any, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
+def run_on_ray(args: Any, profile: Profile, grid: dict[str, Sequence[Split]], overrides: dict[str, Any]) -> int:
     """Each unrecorded run of the grid as a Ray task (``--backend ray``); returns how many failed."""
     from .distributed import run_on_ray as submit
 
     tasks = [(f"{spec.model} {embedding_label(spec.config.embedding)} {spec.dataset} fold {spec.fold}", train_recorded,
-              (spec, split, args.profile)) for spec, split in _unrecorded(args, grid, overrides)]
+              (spec, split, profile)) for spec, split in _unrecorded(args, profile, grid, overrides)]
     return submit(tasks, address=args.address, cpus_per_task=args.cpus_per_run, gpus_per_task=args.gpus_per_run,
                   num_cpus=args.jobs if args.address is None else None)
 
@@ -105,10 +104,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--without-questions", action="store_true",
                         help="then evaluate each recorded run with weights here on its question-removed test sets")
     args = parser.parse_args(argv)
+    profile = get_profile(args.profile)
     overrides = {field: ast.literal_eval(value) for field, value in (item.split("=", 1) for item in args.set)}
     grid = {dataset_key(dataset): dataset_splits(dataset) for dataset in args.datasets}
     if args.plan:
-        missing = plan(args.models, args.embeddings, grid, args.profile, seed=args.seed, config_overrides=overrides,
+        missing = plan(args.models, args.embeddings, grid, profile, seed=args.seed, config_overrides=overrides,
                        folds=args.folds, val_fraction=args.val_fraction, device=args.plan_device)
         print(missing.to_string(index=False, float_format="{:.0f}".format) if len(missing)
               else "every run of this grid is recorded")
@@ -116,12 +116,12 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{missing['estimated minutes'].isna().sum()} runs without one")
         return
     if args.backend == "ray":
-        if failed := run_on_ray(args, grid, overrides):
+        if failed := run_on_ray(args, profile, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
     elif args.jobs > 1:
-        if failed := run_parallel(args, grid, overrides):
+        if failed := run_parallel(args, profile, grid, overrides):
             sys.exit(f"{failed} run(s) failed")
-    for record in iter_grid(args.models, args.embeddings, grid, args.profile, seed=args.seed,
+    for record in iter_grid(args.models, args.embeddings, grid, profile, seed=args.seed,
                             train_missing=args.jobs == 1 and args.backend == "local", config_overrides=overrides,
                             folds=args.folds, val_fraction=args.val_fraction):  # --jobs, Ray: workers recorded them
         spec = record["spec"]
@@ -129,10 +129,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{where}: {100 * record['metrics']['test_accuracy']:.1f} % "
               f"({record['timing']['seconds_per_epoch']:.1f} s/epoch)", flush=True)
         if args.without_questions:  # now, before the next run trains: a session or lease may end first
-            evaluate_without_questions_here(record, args.profile, where)
+            evaluate_without_questions_here(record, profile, where)
 
 
-def evaluate_without_questions_here(record: dict[str, Any], profile: str, where: str) -> None:
+def evaluate_without_questions_here(record: dict[str, Any], profile: Profile, where: str) -> None:
     """Evaluate a recorded run on its question-removed test sets, ours and SVAMP's released ones (Tables 3, 11,
     17), where its weights are: on a GPU box, so the weights need not travel back."""
     if record["spec"]["dataset"] not in QUESTION_REMOVED:

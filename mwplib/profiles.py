@@ -115,9 +115,9 @@ PROFILES: dict[str, Profile] = {
 DEFAULT_PROFILE = "quick"
 
 
-def get_profile(name: str | Profile) -> Profile:
-    """Look up a profile by name (a `Profile` is returned as it is)."""
-    profile = name if isinstance(name, Profile) else PROFILES.get(name)
-    if profile is None:
+def get_profile(name: str) -> Profile:
+    """Look up a profile by name: what a notebook or command line does once with its `PROFILE` or ``--profile``,
+    passing the `Profile` to the library."""
+    if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
-    return profile
+    return PROFILES[name]

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from . import paths
+from .profiles import Profile
 from .repro import run_manifest
 
 
@@ -49,9 +50,9 @@ def paper_vs_ours(rows: Iterable[Mapping[str, Any]], keys: list[str]) -> pd.Data
     return frame[[*keys, "paper", "ours", "Δ", *extra]]
 
 
-def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = ".2f") -> Path:
+def save_table(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> Path:
     """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path."""
-    out = paths.tables_dir(profile)
+    out = paths.tables_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
     frame = _headed(frame)
     frame.to_csv(out / f"{name}.csv", index=False)
@@ -60,16 +61,16 @@ def save_table(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = 
     return out / f"{name}.csv"
 
 
-def show(frame: pd.DataFrame, name: str, profile: str, *, floatfmt: str = ".2f") -> pd.DataFrame:
+def show(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> pd.DataFrame:
     """Save `frame` as table `name` (`save_table`) and return it as saved (its ``ours`` column headed by protocol), so
     a notebook cell ends with one call that both records the table and displays it."""
     save_table(frame, name, profile, floatfmt=floatfmt)
     return _headed(frame)
 
 
-def save_figure(fig: Any, name: str, profile: str) -> Path:
+def save_figure(fig: Any, name: str, profile: Profile) -> Path:
     """Save a matplotlib figure as PNG and PDF under figures/<profile>/ and return the PNG path."""
-    out = paths.figures_dir(profile)
+    out = paths.figures_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
     fig.savefig(out / f"{name}.png", dpi=150, bbox_inches="tight")
     # No creation date: re-running a notebook must not change a committed figure that did not change.
@@ -77,7 +78,7 @@ def save_figure(fig: Any, name: str, profile: str) -> Path:
     return out / f"{name}.png"
 
 
-def record(notebook: str, profile: str, **metrics: float | int | str) -> Path:
+def record(notebook: str, profile: Profile, **metrics: float | int | str) -> Path:
     """Write a notebook's headline metrics to results/metrics/<profile>/<notebook>.json (read back by the tests).
 
     The file is replaced, not merged: a notebook records everything in one call, and a metric of a run since
@@ -85,7 +86,7 @@ def record(notebook: str, profile: str, **metrics: float | int | str) -> Path:
     for key, value in metrics.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"metric {key} of {notebook} is {value}")
-    out = paths.metrics_dir(profile)
+    out = paths.metrics_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{notebook}.json"
     path.write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
@@ -106,14 +107,14 @@ def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str = "", column:
     return out
 
 
-def load_metrics(notebook: str, profile: str) -> dict[str, Any]:
-    path = paths.metrics_dir(profile) / f"{notebook}.json"
+def load_metrics(notebook: str, profile: Profile) -> dict[str, Any]:
+    path = paths.metrics_dir(profile.name) / f"{notebook}.json"
     if not path.exists():
-        raise FileNotFoundError(f"no recorded metrics for {notebook} under profile {profile}: {path}")
+        raise FileNotFoundError(f"no recorded metrics for {notebook} under profile {profile.name}: {path}")
     return json.loads(path.read_text())
 
 
-def _write_manifest(folder: Path, profile: str, table: str) -> None:
+def _write_manifest(folder: Path, profile: Profile, table: str) -> None:
     """The folder's MANIFEST.json: the environment of the latest render, and under ``tables`` the commit each
     table was written at (notebooks render at different commits into one folder)."""
     path = folder / "MANIFEST.json"

@@ -9,6 +9,7 @@ from importlib import metadata
 from typing import Any
 
 from . import paths
+from .profiles import Profile
 
 _PACKAGES = ("torch", "transformers", "spacy", "numpy", "pandas", "sympy", "mwplib")
 
@@ -67,10 +68,10 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def run_manifest(profile: str, seed: int | None = None) -> dict[str, Any]:
+def run_manifest(profile: Profile, seed: int | None = None) -> dict[str, Any]:
     """Everything needed to say where a number came from, with the CPU thread count: one seed on one machine gives
     the same run only at the same count (float sums are split differently across threads)."""
     import torch
 
-    return {"git": git_sha(), "profile": profile, "seed": seed, "device": device_name(),
+    return {"git": git_sha(), "profile": profile.name, "seed": seed, "device": device_name(),
             "threads": torch.get_num_threads(), "python": platform.python_version(), "packages": package_versions()}

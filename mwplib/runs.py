@@ -1,8 +1,8 @@
-"""Run identity, the run cache, grids and plans: every neural solver of notebooks 01–04 and 06 trains through here.
+"""The run cache, grids and plans: every neural solver of notebooks 01–04 and 06 trains through here.
 
-A run is identified by the hash of (model, config incl. embedding, dataset, split, fold, seed, epochs, beam,
-validation fraction, checksum of the exact problems used). Its metrics, timing, per-epoch history and
-per-problem predictions are saved as JSON under ``mwplib.paths.runs_dir(profile)``; the weights go to the
+A run is identified by its key (`mwplib.runkey`: the hash of its spec's description, by an explicit schema, and of
+the checksum of the exact problems used). Its metrics, timing, per-epoch history and
+per-problem predictions are saved as JSON under ``mwplib.paths.runs_dir(profile.name)``; the weights go to the
 ignored checkpoint cache. Rerunning reuses finished runs (an interrupted grid resumes at the first
 unfinished run); `force=True` retrains. The command line that trains a grid is `mwplib.batch`; notebook 01's
 tables are `mwplib.baselines`.
@@ -13,7 +13,7 @@ import hashlib
 import json
 import statistics
 import time
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -22,46 +22,13 @@ import torch
 
 from . import paths
 from .models import ModelConfig, build_model, paper_config
-from .models.config import ADDED_FIELDS
 from .problem import Problem, Split
-from .profiles import PROFILES, Profile, get_profile
+from .profiles import PROFILES, Profile
 from .records import SUFFIX, read_record, read_records, record_path, write_record
 from .repro import run_manifest
+from .runkey import RunSpec
 from .solver import save_checkpoint
 from .train import pick_device, train_model
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    model: str
-    config: ModelConfig
-    dataset: str
-    split: str
-    fold: int
-    seed: int
-    epochs: int
-    beam: int
-    val_fraction: float = 0.1  # 0: the paper's protocol, training on the whole training fold
-    patience: int = 0  # stop once validation has not improved for this many epochs; 0: train every epoch
-
-    def describe(self) -> dict[str, Any]:
-        """What the run's key hashes; a config field added later is left out at the value earlier runs used, and
-        so is `patience` when it is off (runs recorded before it existed)."""
-        config = {k: v for k, v in _as_declared(self.config).items() if k not in ADDED_FIELDS or v != ADDED_FIELDS[k]}
-        return {**{k: v for k, v in _as_declared(self).items() if k != "config" and (k != "patience" or v)},
-                "config": {"class": type(self.config).__name__, **config}}
-
-    def key(self, data_checksum: str) -> str:
-        blob = json.dumps({**self.describe(), "data": data_checksum}, sort_keys=True)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _as_declared(instance: Any) -> dict[str, Any]:
-    """A dataclass's fields (nested ones as dicts), an int in a float field as a float: ``val_fraction=0`` and
-    the CLI's ``0.0`` are one setting, so they must be one key."""
-    values = asdict(instance)
-    return {f.name: float(values[f.name]) if f.type in ("float", float) and type(values[f.name]) is int
-            else values[f.name] for f in fields(instance)}
 
 
 def data_checksum(train: Sequence[Problem], test: Sequence[Problem], validation: Sequence[Problem] | None = None
@@ -79,34 +46,33 @@ def _with_fields(config: ModelConfig, overrides: dict[str, Any]) -> ModelConfig:
     return type(config)(**{**asdict(config), **overrides})
 
 
-def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: str | Profile,
+def spec_for(model: str, embedding: str, dataset: str, split: str, fold: int, profile: Profile,
              seed: int = 0, val_fraction: float = RunSpec.val_fraction, **config_overrides: Any) -> RunSpec:
     """The paper's config of `model` × `embedding`, with beam width from `profile` and epochs and patience from its
     plan's run for the cell, else its scaling of the paper's epochs."""
-    prof = get_profile(profile)
     config = paper_config(model, embedding)
     if config_overrides:
         config = _with_fields(config, config_overrides)
-    planned = prof.planned_run(model, embedding, dataset)
-    epochs, patience = (planned.epochs, planned.patience) if planned else (prof.epochs(config.epochs), 0)
-    return RunSpec(model, config, dataset, split, fold, seed, epochs, prof.beam_size, val_fraction, patience)
+    planned = profile.planned_run(model, embedding, dataset)
+    epochs, patience = (planned.epochs, planned.patience) if planned else (profile.epochs(config.epochs), 0)
+    return RunSpec(model, config, dataset, split, fold, seed, epochs, profile.beam_size, val_fraction, patience)
 
 
 def _limit(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
     return list(problems)[:limit] if limit is not None else list(problems)
 
 
-def _profiled(train: Sequence[Problem], test: Sequence[Problem], prof: Profile,
+def _profiled(train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
               validation: Sequence[Problem] | None = None) -> tuple[list[Problem], list[Problem], str]:
     """The problems a profile trains and tests on, and their checksum (part of a run's key)."""
-    train, test = _limit(train, prof.train_limit), _limit(test, prof.test_limit)
+    train, test = _limit(train, profile.train_limit), _limit(test, profile.test_limit)
     if validation is not None:
-        validation = _limit(validation, prof.test_limit)
+        validation = _limit(validation, profile.test_limit)
     return train, test, data_checksum(train, test, validation)
 
 
-def run_path(spec: RunSpec, key: str, profile: str) -> Path:
-    return record_path(paths.runs_dir(profile) / spec.model / spec.dataset, key)
+def run_path(spec: RunSpec, key: str, profile: Profile) -> Path:
+    return record_path(paths.runs_dir(profile.name) / spec.model / spec.dataset, key)
 
 
 def checkpoint_path(key: str) -> Path:
@@ -151,15 +117,14 @@ def epochs_done(key: str) -> int:
     return len(torch.load(path, map_location="cpu", mmap=True, weights_only=False)["history"]) if path.exists() else 0
 
 
-def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str,
+def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
              validation: Sequence[Problem] | None = None) -> dict[str, Any] | None:
     """The recorded result of this run, or None if it has not been trained under `profile`."""
-    prof = get_profile(profile)
-    path = run_path(spec, spec.key(_profiled(train, test, prof, validation)[2]), prof.name)
+    path = run_path(spec, spec.key(_profiled(train, test, profile, validation)[2]), profile)
     return read_record(path) if path.exists() else None
 
 
-def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: str, *, force: bool = False,
+def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: Profile, *, force: bool = False,
         progress: bool = True, need_weights: bool = False, validation: Sequence[Problem] | None = None
         ) -> dict[str, Any]:
     """Train and evaluate one run, or load it from the cache. `train` may be any list of problems; `validation`,
@@ -171,14 +136,13 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     if not force and (record := recorded(spec, train, test, profile, validation)) is not None:
         if not need_weights or weights_of(record, retrained_ok=True) is not None:
             return record
-    prof = get_profile(profile)
-    train, test, checksum = _profiled(train, test, prof, validation)
+    train, test, checksum = _profiled(train, test, profile, validation)
     if validation is not None:
-        validation = _limit(validation, prof.test_limit)
+        validation = _limit(validation, profile.test_limit)
     key = spec.key(checksum)
-    path = run_path(spec, key, prof.name)
+    path = run_path(spec, key, profile)
     model = build_model(spec.model, spec.config, [*train, *(validation or ())], spec.seed)
-    manifest = run_manifest(prof.name, spec.seed)  # the commit training starts from, not the one it ends at
+    manifest = run_manifest(profile, spec.seed)  # the commit training starts from, not the one it ends at
     started = time.perf_counter()
     resume = resume_path(key)
     if force:
@@ -212,7 +176,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     return record
 
 
-def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], prof: Profile,
+def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: Profile,
           seed: int, config_overrides: dict[str, Any] | None, folds: Sequence[int] | None = None,
           val_fraction: float = RunSpec.val_fraction) -> Iterator[tuple[RunSpec, Split]]:
     """Each run of a grid with its split that the profile's plan holds; a dataset given as one split runs once,
@@ -220,16 +184,16 @@ def _grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, 
     for model in models:
         for embedding in embeddings:
             for dataset, splits in datasets.items():
-                if not prof.in_plan(model, embedding, dataset):
+                if not profile.in_plan(model, embedding, dataset):
                     continue
-                for fold in [f for f in prof.folds if f < len(splits) and (folds is None or f in folds)]:
+                for fold in [f for f in profile.folds if f < len(splits) and (folds is None or f in folds)]:
                     split = splits[fold]
-                    yield spec_for(model, embedding, dataset, split.name, fold, prof, seed, val_fraction,
+                    yield spec_for(model, embedding, dataset, split.name, fold, profile, seed, val_fraction,
                                    **(config_overrides or {})), split
 
 
 def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]],
-              profile: str, *, seed: int = 0, force: bool = False, progress: bool = True,
+              profile: Profile, *, seed: int = 0, force: bool = False, progress: bool = True,
               train_missing: bool = True, config_overrides: dict[str, Any] | None = None,
               folds: Sequence[int] | None = None, val_fraction: float = RunSpec.val_fraction,
               stand_in: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
@@ -241,15 +205,14 @@ def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[s
     `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`mwplib.baselines.variants`);
     `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the paper's
     number; the last epoch is ours)."""
-    prof = get_profile(profile)
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
+    for spec, split in _grid(models, embeddings, datasets, profile, seed, config_overrides, folds, val_fraction):
         if train_missing or force:
-            yield run(spec, split.train, split.test, prof.name, force=force, progress=progress)
-        elif (record := recorded(spec, split.train, split.test, prof.name)) is not None:
+            yield run(spec, split.train, split.test, profile, force=force, progress=progress)
+        elif (record := recorded(spec, split.train, split.test, profile)) is not None:
             yield record
         elif stand_in:
             substitute = replace(spec, config=_with_fields(spec.config, stand_in))
-            if (record := recorded(substitute, split.train, split.test, prof.name)) is not None:
+            if (record := recorded(substitute, split.train, split.test, profile)) is not None:
                 yield record
 
 
@@ -291,7 +254,7 @@ def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[flo
     device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
     whole = [path for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}")  # smoke: overhead dominates
-             if path.parents[2].name in PROFILES and get_profile(path.parents[2].name).train_limit is None]
+             if path.parents[2].name in PROFILES and PROFILES[path.parents[2].name].train_limit is None]
     for rec in read_records(whole):
         if "spec" in rec and "timing" in rec and rec["device"] == device:
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
@@ -308,7 +271,7 @@ def estimate_minutes(spec: RunSpec, n_train: int, epochs: int, speeds: dict[tupl
     return statistics.median(per_problem) * n_train * epochs / 60 if per_problem else float("nan")
 
 
-def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: str, *,
+def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: Profile, *,
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
          val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
     """The runs of a grid not recorded yet under `profile`, each with the epochs an interrupted attempt saved here
@@ -316,13 +279,12 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
     plans a GPU lease from a CPU box). NaN where none is recorded.
     Recorded timings depend on the machine and on what ran beside them, so this is a guide for sharing a grid
     between sessions or machines, not a measurement (``python -m mwplib.batch --plan``)."""
-    prof = get_profile(profile)
     speeds = recorded_speeds(device)
     rows = []
-    for spec, split in _grid(models, embeddings, datasets, prof, seed, config_overrides, folds, val_fraction):
-        train, _, checksum = _profiled(split.train, split.test, prof)
+    for spec, split in _grid(models, embeddings, datasets, profile, seed, config_overrides, folds, val_fraction):
+        train, _, checksum = _profiled(split.train, split.test, profile)
         key = spec.key(checksum)
-        if not run_path(spec, key, prof.name).exists():
+        if not run_path(spec, key, profile).exists():
             done = epochs_done(key)
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
                          done, estimate_minutes(spec, len(train), spec.epochs - done, speeds)))
@@ -330,19 +292,18 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
                                        "estimated minutes"])
 
 
-def planned_runs(profile: str | Profile, models: Iterable[str], embeddings: Iterable[str], datasets: Iterable[str]
+def planned_runs(profile: Profile, models: Iterable[str], embeddings: Iterable[str], datasets: Iterable[str]
                  ) -> pd.DataFrame:
     """What a notebook's grid trains under `profile`, per fold: each cell's epochs and patience and, under a plan
     (`quick`), the claim it is there to show; a cell the plan leaves out is not listed (its table rows say "not
     run")."""
-    prof = get_profile(profile)
     rows = []
     for model in models:
         for embedding in embeddings:
             for dataset in datasets:
-                if prof.in_plan(model, embedding, dataset):
-                    spec = spec_for(model, embedding, dataset, "", 0, prof)
-                    planned = prof.planned_run(model, embedding, dataset)
+                if profile.in_plan(model, embedding, dataset):
+                    spec = spec_for(model, embedding, dataset, "", 0, profile)
+                    planned = profile.planned_run(model, embedding, dataset)
                     rows.append((model, embedding_label(embedding), dataset, spec.epochs, spec.patience,
                                  planned.shows if planned else "the paper's setting"))
     return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "epochs", "patience", "shows"])

@@ -16,6 +16,7 @@ from . import expr
 from .models import MODELS, MWPModel, assemble
 from .numbers import words_to_numbers
 from .problem import Problem
+from .runkey import config_from
 from .text import EncodedText, OutputVocab, Vocab, encode_text, extract_numbers
 from .train import predict
 
@@ -34,7 +35,8 @@ def load_checkpoint(path: Path) -> tuple[MWPModel, int]:
     saved = torch.load(path, map_location="cpu", weights_only=True)
     _, config_class = MODELS[saved["model"]]
     out_vocab = OutputVocab(saved["out_vocab"]["constants"], saved["out_vocab"]["max_slots"])
-    model = assemble(saved["model"], config_class(**saved["config"]), Vocab(saved["vocab"]), out_vocab)
+    config = config_from(config_class.__name__, saved["config"])  # a retired field (an initialisation) dropped
+    model = assemble(saved["model"], config, Vocab(saved["vocab"]), out_vocab)
     model.load_state_dict(saved["state"])
     return model.eval(), int(saved["max_len"])
 

@@ -45,7 +45,7 @@ from scipy import sparse
 
 from . import expr, metrics, paths
 from .problem import Problem, Split
-from .profiles import Profile, get_profile
+from .profiles import Profile
 from .report import paper_vs_ours
 from .text import tokenize
 
@@ -463,7 +463,7 @@ _NOT_REPRODUCIBLE = {
 _PAPER_ONLY = {("SimulEq-L", "template overlap reduction (%)"): 97.0}
 
 
-def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, seed: int = 0,
+def overlap_table(subsets: dict[str, list[Problem]], profile: Profile, seed: int = 0,
                   letters: Letters = "distinct") -> pd.DataFrame:
     """MAWPS Table 1 as far as it can be reproduced (notebook 00_datasets): per subset, lexical and template
     overlap (in %) of D and of the greedy subset D' at k = |D|/2, and the reduction (1 − D'/D) in %.
@@ -474,7 +474,7 @@ def overlap_table(subsets: dict[str, list[Problem]], profile: str | Profile, see
     of the template rows and named in their note. `letters` selects the template reading
     (:func:`mawps_template`).
     """
-    limit = get_profile(profile).overlap_limit
+    limit = profile.overlap_limit
     rows = []
     for name, problems in subsets.items():
         sample = _sample(problems, limit, seed)

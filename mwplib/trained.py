@@ -10,12 +10,14 @@ import math
 from typing import Any
 
 from . import runs
+from .profiles import PROFILES, Profile
 from .solver import Solver
 from .train import pick_device
 from .transfer import MissingWeights
 
-#: What ``python -m mwplib solve`` trains when not told otherwise: Seq2Seq S on MAWPS + ASDiv-A (3,138 problems),
-#: scored on SVAMP; a `quick` run of `profiles.QUICK_RUNS`, minutes on a laptop CPU.
+#: What ``python -m mwplib solve`` trains when not told otherwise (its command line's defaults, the profile by name):
+#: Seq2Seq S on MAWPS + ASDiv-A (3,138 problems), scored on SVAMP; a `quick` run of `profiles.QUICK_RUNS`, minutes
+#: on a laptop CPU.
 DEFAULT = {"model": "seq2seq", "embedding": "scratch", "dataset": runs.SVAMP_DATASET, "profile": "quick"}
 
 
@@ -31,8 +33,8 @@ def from_run(record: dict[str, Any]) -> Solver:
 
 
 def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"],
-               dataset: str = DEFAULT["dataset"], profile: str = DEFAULT["profile"], *, fold: int = 0, seed: int = 0,
-               progress: bool = True) -> Solver:
+               dataset: str = DEFAULT["dataset"], profile: Profile = PROFILES[DEFAULT["profile"]], *, fold: int = 0,
+               seed: int = 0, progress: bool = True) -> Solver:
     """The solver of `model` × `embedding` trained on `dataset` (a name of :func:`mwplib.runs.dataset_splits`) under
     `profile`, fold `fold`: loaded when its weights are here, else trained first (the time it will take is printed
     before it starts: the recorded run's own time on this kind of machine, else an estimate from other runs)."""
@@ -43,7 +45,7 @@ def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embeddin
         same_machine = record is not None and record["device"] == str(pick_device())
         minutes = (record["timing"]["wall_seconds"] / 60 if same_machine  # its own recorded time: the best guess
                    else runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds()))
-        print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile}, "
+        print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile.name}, "
               f"{spec.epochs} epochs): " + (f"about {minutes:.0f} min on this machine" if not math.isnan(minutes)
                                             else "no recorded run to estimate its time from"), flush=True)
         record = runs.run(spec, split.train, split.test, profile, progress=progress, need_weights=True)

@@ -24,7 +24,7 @@ from .models.base import Prediction
 from .numbers import find_numbers, parse_number
 from .problem import Problem
 from .records import read_record, record_path, write_record
-from .profiles import get_profile
+from .profiles import Profile
 from .repro import run_manifest
 from .runs import checkpoint_path, data_checksum, weights_of
 from .solver import load_checkpoint
@@ -60,15 +60,14 @@ class MissingWeights(FileNotFoundError):
     asked for is not recorded."""
 
 
-def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, name: str) -> dict[str, Any]:
+def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: Profile, name: str) -> dict[str, Any]:
     """Predictions of the trained run `record` (from :func:`mwplib.runs.run`) on `test`, named `name`
     (e.g. "without_questions"); cached. Returns a dict with ``predictions`` in the format of `mwplib.train.score`,
     ``accuracy`` (fraction), ``n_test``, ``n_missing_slots`` and ``n_empty_text`` (unsolved, not run)."""
-    prof = get_profile(profile)
-    test = list(test)[:prof.test_limit]
+    test = list(test)[:profile.test_limit]
     checksum = data_checksum([], test)
     spec = record["spec"]
-    folder = paths.runs_dir(prof.name) / spec["model"] / spec["dataset"]
+    folder = paths.runs_dir(profile.name) / spec["model"] / spec["dataset"]
     path = record_path(folder, f"{record['key']}-on-{name}-{checksum}")
     if path.exists():
         cached = read_record(path)
@@ -95,7 +94,7 @@ def evaluate_on(record: dict[str, Any], test: Sequence[Problem], profile: str, n
               "n_empty_text": len(test) - len(readable),
               "n_missing_slots": sum(len(kept) < len(p.numbers) for p, (_, kept) in zip(test, encoded)),
               "accuracy": accuracy(records), "predictions": records,
-              "manifest": run_manifest(prof.name, spec["seed"])}
+              "manifest": run_manifest(profile, spec["seed"])}
     write_record(path, result)
     return result
 
@@ -119,7 +118,7 @@ def question_removed_test(record: dict[str, Any], released: bool = False) -> lis
     return list(test) if released else [remove_question(p) for p in test]
 
 
-def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, released: bool = False, *,
+def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: Profile, released: bool = False, *,
                                available_only: bool = False) -> list[dict[str, Any]]:
     """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04).
     With `available_only`, a run whose weights are elsewhere and whose evaluation is not recorded is left out
@@ -132,7 +131,7 @@ def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: str, 
 
 
 def evaluate_available(records: Sequence[dict[str, Any]], test_of: Callable[[dict[str, Any]], Sequence[Problem]],
-                       profile: str, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+                       profile: Profile, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(run, :func:`evaluate_on` it on ``test_of(run)``) for every run of `records` whose weights are here or whose
     evaluation is recorded; the others are left out and named in a printed line."""
     pairs, elsewhere = [], []

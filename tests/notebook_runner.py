@@ -9,6 +9,7 @@ import pandas as pd
 from mwplib import paths, runs
 from mwplib.analysis import correctness, percent
 from mwplib.problem import Split
+from mwplib.profiles import PROFILES
 from mwplib.report import load_metrics
 from mwplib.runner import execute_notebook as _execute
 
@@ -21,7 +22,8 @@ def _splits(dataset: str) -> list[Split]:
 def recorded_accuracy(model: str, embedding: str, dataset: str, profile: str = "smoke") -> float:
     """Accuracy (%) pooled over the recorded runs of one grid cell, from their per-problem predictions: what a
     notebook's table should show for that cell."""
-    records = runs.run_grid([model], [embedding], {dataset: _splits(dataset)}, profile, train_missing=False)
+    records = runs.run_grid([model], [embedding], {dataset: _splits(dataset)}, PROFILES[profile],
+                            train_missing=False)
     assert records, f"no recorded {profile} run of {model}/{embedding} on {dataset}"
     return percent(correctness(records))
 
@@ -34,7 +36,7 @@ def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> di
     stale = paths.metrics_dir(profile) / f"{stem}.json"
     stale.unlink(missing_ok=True)
     _execute(stem, profile, **parameters)
-    return load_metrics(stem, profile)
+    return load_metrics(stem, PROFILES[profile])
 
 
 def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -> dict[str, float]:

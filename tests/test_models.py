@@ -185,16 +185,6 @@ def test_transformer_incremental_decoding_matches_the_full_decoder() -> None:
             history = torch.cat([history[parents], tokens[:, None]], 1)
 
 
-def test_transformer_input_positions_can_start_small() -> None:
-    problems = toy_problems(6)
-    default = build_model("transformer", fast_config("transformer"), problems)
-    small = build_model("transformer", fast_config("transformer", in_position_std=0.02), problems)
-    assert small.in_position.weight.std().item() == pytest.approx(0.02, rel=0.2)
-    assert default.in_position.weight.std().item() == pytest.approx(1.0, rel=0.2)
-    same = [n for n, p in default.state_dict().items() if torch.equal(p, small.state_dict()[n])]
-    assert "in_position.weight" not in same and "encoder.layers.0.linear1.weight" in same  # the rest as default
-
-
 def test_pretrained_input_dropout_is_a_switch_for_pretrained_embeddings_only() -> None:
     config = fast_config("gts", dropout=0.5)
     off = replace(config, pretrained_input_dropout=False)

@@ -6,6 +6,8 @@ import pytest
 from mwplib import paths, report
 from mwplib.profiles import PROFILES, get_profile
 
+SMOKE = PROFILES["smoke"]
+
 
 def test_paper_vs_ours_difference_and_order():
     frame = report.paper_vs_ours([{"model": "GTS", "paper": 30.8, "ours": 28.3},
@@ -18,29 +20,29 @@ def test_paper_vs_ours_difference_and_order():
 
 def test_save_table_writes_csv_markdown_and_manifest(tmp_root):
     frame = report.paper_vs_ours([{"k": "a", "paper": 1.0, "ours": 2.0}], keys=["k"])
-    csv = report.save_table(frame, "t", "smoke")
+    csv = report.save_table(frame, "t", SMOKE)
     assert csv.read_text().splitlines()[0] == "k,paper,ours,Δ"
     assert "| k" in csv.with_suffix(".md").read_text()
-    report.save_table(frame, "u", "smoke")
+    report.save_table(frame, "u", SMOKE)
     manifest = json.loads((csv.parent / "MANIFEST.json").read_text())
     assert manifest["profile"] == "smoke" and set(manifest["tables"]) == {"t", "u"}  # each table's commit kept
 
 
 def test_show_saves_the_table_and_returns_it_for_display(tmp_root):
     frame = report.paper_vs_ours([{"k": "a", "paper": 1.0, "ours": 2.5}], keys=["k"])
-    assert report.show(frame, "v", "smoke", floatfmt=".1f") is frame
+    assert report.show(frame, "v", SMOKE, floatfmt=".1f") is frame
     table, markdown = paths.tables_dir("smoke"), (paths.tables_dir("smoke") / "v.md").read_text()
     assert (table / "v.csv").exists() and "2.5" in markdown and "2.50" not in markdown
 
 
 def test_record_replaces_and_rejects_nan(tmp_root):
-    report.record("nb", "smoke", a=1, gone=2.0)
-    report.record("nb", "smoke", a=1, b=0.5)  # a rerun without the `gone` run must not keep its metric
-    assert report.load_metrics("nb", "smoke") == {"a": 1, "b": 0.5}
+    report.record("nb", SMOKE, a=1, gone=2.0)
+    report.record("nb", SMOKE, a=1, b=0.5)  # a rerun without the `gone` run must not keep its metric
+    assert report.load_metrics("nb", SMOKE) == {"a": 1, "b": 0.5}
     with pytest.raises(ValueError, match="nan"):
-        report.record("nb", "smoke", c=float("nan"))
+        report.record("nb", SMOKE, c=float("nan"))
     with pytest.raises(FileNotFoundError):
-        report.load_metrics("other", "smoke")
+        report.load_metrics("other", SMOKE)
 
 
 def test_headline_names_cells_by_their_keys_and_skips_missing():
@@ -60,7 +62,7 @@ def test_save_figure_png_and_pdf(tmp_root):
 
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    png = report.save_figure(fig, "line", "smoke")
+    png = report.save_figure(fig, "line", SMOKE)
     assert png.exists() and png.with_suffix(".pdf").exists()
 
 
@@ -68,7 +70,7 @@ def test_profiles_are_ordered_by_cost():
     smoke, quick, full = (PROFILES[n] for n in ("smoke", "quick", "full"))
     assert smoke.epochs(80) <= quick.epochs(80) <= full.epochs(80) == 80
     assert len(full.folds) == 5
-    assert get_profile(quick) is quick
+    assert get_profile("quick") is quick
     with pytest.raises(ValueError, match="unknown profile"):
         get_profile("huge")
 

@@ -13,9 +13,13 @@ import torch
 from mwplib import baselines, batch, paths, runs, train, transfer
 from mwplib.models.base import collate
 from mwplib.problem import Split
+from mwplib.profiles import PROFILES, QUICK_RUNS
 from mwplib.records import read_record, write_record
+from mwplib.runkey import RunSpec
 from mwplib.solver import Solver, load_checkpoint
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
+
+FULL, QUICK, SMOKE = PROFILES["full"], PROFILES["quick"], PROFILES["smoke"]
 
 
 @pytest.fixture
@@ -26,26 +30,26 @@ def isolated(tmp_path, monkeypatch):
 
 
 def _spec(**overrides):
-    return runs.RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=1, beam=1, **overrides)
+    return RunSpec("seq2seq", fast_config("seq2seq"), "toy", "toy", 0, 0, epochs=1, beam=1, **overrides)
 
 
 def test_cached_run_is_reused_and_changed_config_is_not(isolated, monkeypatch) -> None:
     trained = []
     monkeypatch.setattr(runs, "train_model", lambda *a, **k: trained.append(a) or train.train_model(*a, **k))
     problems = toy_problems(12)
-    first = runs.run(_spec(), problems, problems[:4], "full", progress=False)
-    path = runs.run_path(_spec(), first["key"], "full")
+    first = runs.run(_spec(), problems, problems[:4], FULL, progress=False)
+    path = runs.run_path(_spec(), first["key"], FULL)
     assert path.exists() and first["n_test"] == 4 and len(first["predictions"]) == 4 and len(trained) == 1
-    assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == first
+    assert runs.run(_spec(), problems, problems[:4], FULL, progress=False) == first
     assert len(trained) == 1  # not retrained
     changed = replace(_spec(), config=fast_config("seq2seq", hidden=64))
-    assert runs.run(changed, problems, problems[:4], "full", progress=False)["key"] != first["key"]
-    other_data = runs.run(_spec(), problems[1:], problems[:4], "full", progress=False)
+    assert runs.run(changed, problems, problems[:4], FULL, progress=False)["key"] != first["key"]
+    other_data = runs.run(_spec(), problems[1:], problems[:4], FULL, progress=False)
     assert other_data["key"] != first["key"]
-    evaluation = transfer.evaluate_on(first, problems[:4], "full", "again")
+    evaluation = transfer.evaluate_on(first, problems[:4], FULL, "again")
     evaluations = list(path.parent.glob(f"{first['key']}-on-*"))
     assert len(evaluations) == 1 and evaluation["run"] == first["key"]
-    runs.run(_spec(), problems, problems[:4], "full", force=True, progress=False)
+    runs.run(_spec(), problems, problems[:4], FULL, force=True, progress=False)
     assert len(trained) == 4  # the changed config, the other data, and the forced run
     assert not evaluations[0].exists()  # made with the replaced weights: it must not pair with the new run
 
@@ -54,7 +58,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
     trained = []
     monkeypatch.setattr(runs, "train_model", lambda *a, **k: trained.append(a) or train.train_model(*a, **k))
     problems, spec = toy_problems(12), replace(_spec(), epochs=3)
-    record = runs.run(spec, problems, problems[:4], "full", progress=False)
+    record = runs.run(spec, problems, problems[:4], FULL, progress=False)
     prediction = record["predictions"][0]
     assert set(prediction) >= {"id", "prefix", "answer", "correct", "logprob"}
     history, metrics = record["history"], record["metrics"]
@@ -63,11 +67,11 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
     chosen = next(h for h in history if h["epoch"] == metrics["best_epoch"])  # the epoch validation chose
     assert metrics["test_accuracy"] == chosen["test_accuracy"]
     assert metrics["test_accuracy"] == sum(p["correct"] for p in record["predictions"]) / 4
-    assert read_record(runs.run_path(spec, record["key"], "full"))["key"] == record["key"]
+    assert read_record(runs.run_path(spec, record["key"], FULL))["key"] == record["key"]
     assert not list(paths.cache_dir("resume").iterdir())  # a finished run leaves no resume state behind
     assert runs.weights_of(record) == runs.checkpoint_path(record["key"])
     runs.checkpoint_path(record["key"]).write_bytes(b"weights of another training of this run")
-    again = runs.run(spec, problems, problems[:4], "full", progress=False, need_weights=True)
+    again = runs.run(spec, problems, problems[:4], FULL, progress=False, need_weights=True)
     assert len(trained) == 2  # retrained for its weights, with the same predictions
     assert again["predictions"] == record["predictions"] and runs.weights_of(again) is not None
     frame = baselines.summarize([record])
@@ -77,7 +81,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
 
 def test_solver_refuses_bad_input_clearly_and_warns_what_it_ignored(isolated) -> None:
     problems = toy_problems(12)
-    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    record = runs.run(_spec(), problems, problems[:4], FULL, progress=False)
     solver = Solver(*load_checkpoint(runs.checkpoint_path(record["key"])), beam=1)
     for bad in (None, 3, b"Tom has 3 apples", ["Tom has 3 apples"]):
         with pytest.raises(TypeError, match="text must be a str"):
@@ -96,7 +100,7 @@ def test_solver_refuses_bad_input_clearly_and_warns_what_it_ignored(isolated) ->
 def test_checkpoint_round_trip(isolated, name) -> None:
     problems = toy_problems(12)
     spec = replace(_spec(), model=name, config=fast_config(name))
-    record = runs.run(spec, problems, problems[:4], "full", progress=False)
+    record = runs.run(spec, problems, problems[:4], FULL, progress=False)
     model, max_len = load_checkpoint(runs.checkpoint_path(record["key"]))
     solver = Solver(model, max_len, beam=1)
     assert len(record["predictions"]) == 4
@@ -126,20 +130,20 @@ def test_dataset_splits_names_every_notebook_dataset():
 
 def test_recorded_only_grid_never_trains(isolated) -> None:
     problems = toy_problems(12)
-    assert runs.recorded(_spec(), problems, problems[:4], "full") is None
-    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
-    assert runs.recorded(_spec(), problems, problems[:4], "full") == record
+    assert runs.recorded(_spec(), problems, problems[:4], FULL) is None
+    record = runs.run(_spec(), problems, problems[:4], FULL, progress=False)
+    assert runs.recorded(_spec(), problems, problems[:4], FULL) == record
     split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
     before = sorted(paths.RESULTS.rglob("*"))
     assert any(path.name == f"{record['key']}.json.gz" for path in before)
-    assert runs.run_grid(["seq2seq"], ["scratch"], {"toy": [split]}, "full", train_missing=False) == []
+    assert runs.run_grid(["seq2seq"], ["scratch"], {"toy": [split]}, FULL, train_missing=False) == []
     assert sorted(paths.RESULTS.rglob("*")) == before
 
 
 def test_a_stand_in_fills_only_a_cell_without_a_run_of_the_papers_setting(isolated) -> None:
     problems = toy_problems(12)
     split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
-    grid = ({"toy": [split]}, "smoke")
+    grid = ({"toy": [split]}, SMOKE)
     stand_in = runs.run_grid(["seq2seq"], ["scratch"], *grid, config_overrides=runs.STAND_IN, progress=False)[0]
     found = runs.run_grid(["seq2seq"], ["scratch"], *grid, train_missing=False, stand_in=runs.STAND_IN)
     assert [r["key"] for r in found] == [stand_in["key"]]
@@ -152,37 +156,37 @@ def test_a_stand_in_fills_only_a_cell_without_a_run_of_the_papers_setting(isolat
 
 def test_run_needing_weights_retrains_when_the_checkpoint_is_gone(isolated) -> None:
     problems = toy_problems(12)
-    record = runs.run(_spec(), problems, problems[:4], "full", progress=False)
+    record = runs.run(_spec(), problems, problems[:4], FULL, progress=False)
     checkpoint = runs.checkpoint_path(record["key"])
     checkpoint.unlink()
-    assert runs.run(_spec(), problems, problems[:4], "full", progress=False) == record  # the record suffices
+    assert runs.run(_spec(), problems, problems[:4], FULL, progress=False) == record  # the record suffices
     assert not checkpoint.exists()
-    path = runs.run_path(_spec(), record["key"], "full")
+    path = runs.run_path(_spec(), record["key"], FULL)
     evaluation = path.with_name(f"{record['key']}-on-something.json.gz")
     evaluation.write_bytes(b"kept")
     # as if the run had been trained elsewhere: its recorded weights are not the ones a retraining here gives
     elsewhere = {**record, "weights": "0" * 16}
     write_record(path, elsewhere)
     committed = path.read_bytes()
-    again = runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True)
+    again = runs.run(_spec(), problems, problems[:4], FULL, progress=False, need_weights=True)
     assert checkpoint.exists() and again == elsewhere
     # the committed record and its evaluations are never replaced; the retrained weights are found when asked for
     assert path.read_bytes() == committed and evaluation.read_bytes() == b"kept"
     assert runs.weights_of(elsewhere) is None and runs.weights_of(elsewhere, retrained_ok=True) == checkpoint
-    assert runs.run(_spec(), problems, problems[:4], "full", progress=False, need_weights=True) == elsewhere
+    assert runs.run(_spec(), problems, problems[:4], FULL, progress=False, need_weights=True) == elsewhere
 
 
 def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None:
     problems = toy_problems(12)
-    paper_spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke")
-    paper_run = runs.run(paper_spec, problems, problems[:4], "full", progress=False)
-    assert baselines.variants("full", ["toy"]).empty
-    probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "smoke", lr=0.01)
-    probe_run = runs.run(probe, problems, problems[:4], "full", progress=False)
+    paper_spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, SMOKE)
+    paper_run = runs.run(paper_spec, problems, problems[:4], FULL, progress=False)
+    assert baselines.variants(FULL, ["toy"]).empty
+    probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, SMOKE, lr=0.01)
+    probe_run = runs.run(probe, problems, problems[:4], FULL, progress=False)
     grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]},
-                         "smoke", config_overrides={"lr": 0.01}, progress=False)
+                         SMOKE, config_overrides={"lr": 0.01}, progress=False)
     assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.batch --set`) passes overrides on
-    table = baselines.variants("full", ["toy"])
+    table = baselines.variants(FULL, ["toy"])
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
     assert table.loc[0, "default config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
@@ -191,11 +195,11 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
 def test_whole_fold_runs_are_the_papers_protocol_and_a_column_of_their_own(isolated) -> None:
     problems = toy_problems(12)
     folds = {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]}
-    honest = runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", progress=False)
-    whole = runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", progress=False, val_fraction=0.0)
+    honest = runs.run_grid(["seq2seq"], ["scratch"], folds, SMOKE, progress=False)
+    whole = runs.run_grid(["seq2seq"], ["scratch"], folds, SMOKE, progress=False, val_fraction=0.0)
     assert whole[0]["key"] != honest[0]["key"] and whole[0]["spec"]["val_fraction"] == 0.0
     assert whole[0]["n_train"] == 8 and all(math.isnan(h["val_accuracy"]) for h in whole[0]["history"])
-    assert runs.run_grid(["seq2seq"], ["scratch"], folds, "smoke", train_missing=False) == honest  # kept apart
+    assert runs.run_grid(["seq2seq"], ["scratch"], folds, SMOKE, train_missing=False) == honest  # kept apart
     rows = baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
                                      whole_fold=baselines.summarize(whole))
     assert rows[0][baselines.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
@@ -203,7 +207,7 @@ def test_whole_fold_runs_are_the_papers_protocol_and_a_column_of_their_own(isola
     for none in (None, baselines.summarize([])):  # no such runs: no such column
         assert baselines.PAPER_PROTOCOL not in baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"],
                                                                          ["scratch"], ["toy"], none)[0]
-    assert baselines.variants("smoke", ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
+    assert baselines.variants(SMOKE, ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
 
 
 def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:
@@ -211,34 +215,34 @@ def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> 
     folds = [Split("toy", tuple(problems[4:]), tuple(problems[:4])),
              Split("toy", tuple(problems[:8]), tuple(problems[8:]))]
     one_epoch = {"epochs": 1}
-    done = runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, "full", config_overrides=one_epoch,
+    done = runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, FULL, config_overrides=one_epoch,
                          progress=False)[0]
     on_gpu = {**done, "device": "cuda", "timing": {**done["timing"], "seconds_per_epoch": 1e6}}
-    write_record(runs.run_path(runs.spec_for("seq2seq", "scratch", "toy", "toy", 1, "full", epochs=1), "gpu", "full"),
+    write_record(runs.run_path(runs.spec_for("seq2seq", "scratch", "toy", "toy", 1, FULL, epochs=1), "gpu", FULL),
                  on_gpu)  # timed on another kind of device: not used on this CPU
-    missing = runs.plan(["seq2seq", "transformer"], ["scratch"], {"toy": folds}, "full", config_overrides=one_epoch)
+    missing = runs.plan(["seq2seq", "transformer"], ["scratch"], {"toy": folds}, FULL, config_overrides=one_epoch)
     assert list(zip(missing["model"], missing["fold"])) == [("seq2seq", 1), ("transformer", 0), ("transformer", 1)]
     assert missing.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
     assert missing["estimated minutes"][1:].isna().all()  # no transformer run recorded to time it by
-    on_cuda = runs.plan(["seq2seq"], ["scratch"], {"toy": folds}, "full", config_overrides=one_epoch, device="cuda")
+    on_cuda = runs.plan(["seq2seq"], ["scratch"], {"toy": folds}, FULL, config_overrides=one_epoch, device="cuda")
     assert on_cuda.loc[0, "estimated minutes"] == pytest.approx(1e6 / 60)  # a GPU lease planned from this CPU
-    elsewhere = runs.plan(["seq2seq"], ["scratch"], {"other": folds}, "full", config_overrides=one_epoch)
+    elsewhere = runs.plan(["seq2seq"], ["scratch"], {"other": folds}, FULL, config_overrides=one_epoch)
     assert elsewhere.loc[0, "estimated minutes"] == pytest.approx(done["timing"]["seconds_per_epoch"] / 60)
-    assert list(runs.plan(["transformer"], ["scratch"], {"toy": folds}, "full", folds=[1])["fold"]) == [1]
+    assert list(runs.plan(["transformer"], ["scratch"], {"toy": folds}, FULL, folds=[1])["fold"]) == [1]
 
 
 def test_plan_counts_the_epochs_an_interrupted_run_saved(isolated) -> None:
     problems = toy_problems(12)
     split = Split("toy", tuple(problems[4:]), tuple(problems[:4]))
-    runs.run_grid(["seq2seq"], ["scratch"], {"other": [split]}, "full", config_overrides={"epochs": 2},
+    runs.run_grid(["seq2seq"], ["scratch"], {"other": [split]}, FULL, config_overrides={"epochs": 2},
                   progress=False)  # a timing to plan by
-    spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, "full", epochs=2)
-    before = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, "full", config_overrides={"epochs": 2})
+    spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, FULL, epochs=2)
+    before = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, FULL, config_overrides={"epochs": 2})
     assert before.loc[0, "epochs done"] == 0
     model = runs.build_model(spec.model, spec.config, split.train, spec.seed)
     train.train_model(model, split.train, split.test, spec.config, epochs=1, seed=spec.seed, beam=spec.beam,
                       progress=False, resume=runs.resume_path(spec.key(runs.data_checksum(split.train, split.test))))
-    after = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, "full", config_overrides={"epochs": 2})
+    after = runs.plan(["seq2seq"], ["scratch"], {"toy": [split]}, FULL, config_overrides={"epochs": 2})
     assert after.loc[0, "epochs done"] == 1  # stopped after epoch 1 of 2: half the time is left
     assert after.loc[0, "estimated minutes"] == pytest.approx(before.loc[0, "estimated minutes"] / 2)
 
@@ -247,7 +251,7 @@ def test_parallel_grid_gives_each_unrecorded_run_its_own_one_thread_process(isol
     problems = toy_problems(12)
     folds = [Split("toy", tuple(problems[4:]), tuple(problems[:4])),
              Split("toy", tuple(problems[:8]), tuple(problems[8:]))]
-    runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, "full", config_overrides={"epochs": 1},
+    runs.run_grid(["seq2seq"], ["scratch"], {"toy": folds[:1]}, FULL, config_overrides={"epochs": 1},
                   progress=False)
     launched = []
 
@@ -291,7 +295,7 @@ def test_a_record_names_the_commit_its_training_started_from(isolated, monkeypat
 
     monkeypatch.setattr(runs, "train_model", commit_meanwhile)
     problems = toy_problems(12)
-    assert runs.run(_spec(), problems, problems[:4], "full", progress=False)["manifest"]["git"] == "start"
+    assert runs.run(_spec(), problems, problems[:4], FULL, progress=False)["manifest"]["git"] == "start"
 
 
 def test_records_are_compressed_byte_stable_and_round_trip(tmp_path) -> None:
@@ -314,7 +318,7 @@ def test_cli_evaluates_recorded_runs_without_questions_where_their_weights_are(i
     problems = toy_problems(12)
     folds = [Split("mawps", tuple(problems[4:]), tuple(problems[:4])),
              Split("mawps", tuple(problems[:8]), tuple(problems[8:]))]
-    records = runs.run_grid(["seq2seq"], ["scratch"], {"mawps": folds}, "full", config_overrides={"epochs": 1},
+    records = runs.run_grid(["seq2seq"], ["scratch"], {"mawps": folds}, FULL, config_overrides={"epochs": 1},
                             progress=False)
     runs.checkpoint_path(records[1]["key"]).unlink()  # fold 1 was trained elsewhere
     monkeypatch.setattr(batch, "dataset_splits", lambda name: folds)
@@ -380,28 +384,25 @@ def test_seed_spread_lists_cells_run_with_several_seeds() -> None:
 def test_config_fields_added_later_leave_recorded_keys_unchanged() -> None:
     """A field at the value every earlier run used stays out of the key: the committed records are still found."""
     split = runs.dataset_splits("asdiv-a")[2]
-    spec = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full")
+    spec = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, FULL)
     assert "weight_decay" not in spec.describe()["config"]
-    assert runs.recorded(spec, split.train, split.test, "full") is not None  # trained before the fields existed
-    probe = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", weight_decay=1e-5)
+    assert runs.recorded(spec, split.train, split.test, FULL) is not None  # trained before the fields existed
+    probe = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, FULL, weight_decay=1e-5)
     assert probe.describe()["config"]["weight_decay"] == 1e-5 and probe.key("x") != spec.key("x")
-    assert "graph_version" not in spec.describe()["config"]  # version 1 built every recorded graph
-    rebuilt = runs.spec_for("graph2tree", "scratch", "asdiv-a", split.name, 2, "full", graph_version=2)
-    assert rebuilt.key("x") != spec.key("x")  # new graphs: the recorded run is not reused
 
 
 def test_patience_off_leaves_recorded_keys_unchanged() -> None:
-    spec = runs.spec_for("gts", "scratch", "mawps", "mawps-fold0", 0, "quick")
+    spec = runs.spec_for("gts", "scratch", "mawps", "mawps-fold0", 0, QUICK)
     assert "patience" not in spec.describe()
     assert replace(spec, patience=3).key("x") != spec.key("x") == replace(spec, patience=0).key("x")
 
 
 def test_an_integer_in_a_float_field_gives_the_same_key() -> None:
     """`val_fraction=0` (a script) and `--val-fraction 0` (the CLI, 0.0) are one run."""
-    as_int = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0, dropout=0)
-    as_float = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0, dropout=0.0)
+    as_int = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, FULL, val_fraction=0, dropout=0)
+    as_float = runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, FULL, val_fraction=0.0, dropout=0.0)
     assert as_int.key("x") == as_float.key("x")
-    assert as_int.key("x") != runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, "full", val_fraction=0.0).key("x")
+    assert as_int.key("x") != runs.spec_for("gts", "scratch", "asdiv-a", "f", 0, FULL, val_fraction=0.0).key("x")
 
 
 def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
@@ -426,16 +427,15 @@ def test_operations_figure_leaves_out_rare_operator_counts_and_prints_n() -> Non
 def test_quick_trains_only_its_plan_with_each_runs_epochs_and_patience() -> None:
     """`quick` trains the cells of `profiles.QUICK_RUNS` and no other; `full` every cell at the paper's epochs."""
     from mwplib.models import paper_config
-    from mwplib.profiles import PROFILES, QUICK_RUNS
 
     folds = {name: [Split(f"{name}-fold0", (), ())] for name in ("mawps", "asdiv-a", runs.SVAMP_DATASET)}
     models, embeddings = ["seq2seq", "gts", "graph2tree", "transformer", "constrained"], ["scratch", "minilm"]
     quick = {(s.model, s.config.embedding, s.dataset): (s.epochs, s.patience)
-             for s, _ in runs._grid(models, embeddings, folds, PROFILES["quick"], 0, None)}
+             for s, _ in runs._grid(models, embeddings, folds, QUICK, 0, None)}
     assert quick == {(p.model, p.embedding, p.dataset): (p.epochs, p.patience) for p in QUICK_RUNS
                      if p.dataset in folds}
     assert ("gts", "minilm", "mawps") not in quick and quick[("transformer", "minilm", "mawps")] == (8, 5)
-    full = list(runs._grid(models, embeddings, folds, PROFILES["full"], 0, None))
+    full = list(runs._grid(models, embeddings, folds, FULL, 0, None))
     assert len(full) == len(models) * len(embeddings) * len(folds)
     assert all(s.epochs == paper_config(s.model, s.config.embedding).epochs and s.patience == 0 for s, _ in full)
     assert all(p.dataset in {"mawps", "asdiv-a", runs.SVAMP_DATASET, "cv_svamp_augmented", "asdiv-a-all"}
@@ -447,13 +447,13 @@ def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolat
     problems = toy_problems(12)
     split = Split("mawps", tuple(problems[4:]), tuple(problems[:4]))
     for model in ("seq2seq", "gts"):  # MAWPS: Seq2Seq S is in the plan (10 epochs, patience 5), GTS S is not
-        runs.run(runs.spec_for(model, "scratch", "mawps", "mawps", 0, "smoke"), split.train, split.test, "quick",
+        runs.run(runs.spec_for(model, "scratch", "mawps", "mawps", 0, SMOKE), split.train, split.test, QUICK,
                  progress=False)
-    table = baselines.variants("quick", ["mawps"]).set_index("model")["changed"]
+    table = baselines.variants(QUICK, ["mawps"]).set_index("model")["changed"]
     assert table.to_dict() == {"seq2seq": "epochs=1, patience=0 (the plan's: 10, 5)",
                                "gts": "epochs=1 (a cell quick's plan does not train)"}
-    assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, "quick", train_missing=False) == []
-    assert runs.planned_runs("quick", ["gts"], ["scratch"], ["mawps", "own"])["dataset"].tolist() == ["own"]
+    assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, QUICK, train_missing=False) == []
+    assert runs.planned_runs(QUICK, ["gts"], ["scratch"], ["mawps", "own"])["dataset"].tolist() == ["own"]
 
 
 def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
@@ -461,8 +461,8 @@ def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
     manifest records the thread count that this holds for)."""
     problems = toy_problems(12)
     spec = replace(_spec(), epochs=2)
-    first = runs.run(spec, problems, problems[:4], "full", progress=False)
-    again = runs.run(spec, problems, problems[:4], "full", progress=False, force=True)
+    first = runs.run(spec, problems, problems[:4], FULL, progress=False)
+    again = runs.run(spec, problems, problems[:4], FULL, progress=False, force=True)
     assert again["predictions"] == first["predictions"] and again["weights"] == first["weights"]
     assert [h["val_accuracy"] for h in again["history"]] == [h["val_accuracy"] for h in first["history"]]
     assert first["manifest"]["threads"] == torch.get_num_threads() == 1  # the suite trains on one thread

@@ -9,6 +9,7 @@ import pytest
 
 from mwplib import stats
 from mwplib.problem import Problem
+from mwplib.profiles import PROFILES
 
 
 def make(pid: str, text: str, equation: str = "x=1+2", prefix: tuple[str, ...] = ("+", "N0", "N1"),
@@ -161,7 +162,7 @@ def test_overlap_table_subsamples_under_the_profile_and_lists_what_cannot_be_rep
     subsets = {name: [make(f"{name}{i}", " ".join(rng.choice(words) for _ in range(6)),
                            equation=f"x={rng.randint(1, 9)}{rng.choice(ops)}{rng.randint(1, 9)}")
                       for i in range(n)] for name, n in (("SingleOp", 200), ("AddSub", 40))}
-    table = stats.overlap_table(subsets, "smoke")
+    table = stats.overlap_table(subsets, PROFILES["smoke"])
     ours = table.set_index(["subset", "statistic"])
     assert ours.loc[("SingleOp", "lexical overlap of D (%)"), "n"] == 120  # smoke's overlap_limit
     assert ours.loc[("AddSub", "lexical overlap of D (%)"), "n"] == 40

@@ -10,6 +10,7 @@ import pytest
 from mwplib import papers, paths, report
 from mwplib import svamp_tables as st
 from mwplib.problem import Problem
+from mwplib.profiles import PROFILES
 
 
 def run(key: str, model: str, embedding: str, dataset: str, correct: dict[str, bool], best_test: float | None = None
@@ -235,7 +236,7 @@ def test_tables_head_ours_by_protocol_and_add_the_best_test_epoch_where_recorded
     table5 = st.table_5(runs, embeddings=["scratch"], datasets=["mawps"])
     row = table5.iloc[0]
     assert (row["ours"], row[report.BEST_TEST_EPOCH]) == (75.0, 100.0)  # pooled over the two folds, each way
-    shown = report.show(table5, "t5", "smoke")
+    shown = report.show(table5, "t5", PROFILES["smoke"])
     assert report.BY_VALIDATION in shown.columns and "ours" not in shown.columns
     assert "ours" in table5.columns  # findings and headlines read the frame as built
     saved = pd.read_csv(paths.tables_dir("smoke") / "t5.csv")

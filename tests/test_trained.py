@@ -7,6 +7,8 @@ import pytest
 
 from mwplib import paths, runs, trained
 from mwplib.__main__ import main
+from mwplib.profiles import PROFILES
+from mwplib.runkey import RunSpec
 from mwplib.solver import Solver, load_checkpoint
 from mwplib.transfer import MissingWeights
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
@@ -21,8 +23,8 @@ def isolated(tmp_path, monkeypatch):
 
 def test_solve_many_is_solve_batched(isolated) -> None:
     problems = toy_problems(12)
-    spec = runs.RunSpec("gts", fast_config("gts"), "toy", "toy", 0, 0, epochs=1, beam=2)
-    record = runs.run(spec, problems, problems[:4], "full", progress=False)
+    spec = RunSpec("gts", fast_config("gts"), "toy", "toy", 0, 0, epochs=1, beam=2)
+    record = runs.run(spec, problems, problems[:4], PROFILES["full"], progress=False)
     solver = Solver(*load_checkpoint(runs.checkpoint_path(record["key"])), beam=2)
     texts = [p.text for p in problems] + ["How many apples are there?"]
     for batched, alone in zip(solver.solve_many(texts), [solver.solve(t) for t in texts], strict=True):
@@ -33,13 +35,14 @@ def test_solve_many_is_solve_batched(isolated) -> None:
 
 
 def test_solver_for_trains_once_then_loads_and_from_run_needs_weights(isolated, capsys) -> None:
-    solver = trained.solver_for("seq2seq", "scratch", "asdiv-a", "smoke", progress=False)
+    solver = trained.solver_for("seq2seq", "scratch", "asdiv-a", PROFILES["smoke"], progress=False)
     assert "training seq2seq S on asdiv-a fold 0 (smoke, 1 epochs)" in capsys.readouterr().out
     split = runs.dataset_splits("asdiv-a")[0]
-    record = runs.recorded(runs.spec_for("seq2seq", "scratch", "asdiv-a", split.name, 0, "smoke"), split.train,
-                           split.test, "smoke")
+    smoke = PROFILES["smoke"]
+    record = runs.recorded(runs.spec_for("seq2seq", "scratch", "asdiv-a", split.name, 0, smoke), split.train,
+                           split.test, smoke)
     assert solver.beam == record["spec"]["beam"] == 1  # decodes as its record was scored
-    again = trained.solver_for("seq2seq", "scratch", "asdiv-a", "smoke")
+    again = trained.solver_for("seq2seq", "scratch", "asdiv-a", PROFILES["smoke"])
     assert capsys.readouterr().out == "" and again.solve("Tom has 3 apples and 4 pears. How many?").answer is not None
     runs.checkpoint_path(record["key"]).unlink()
     with pytest.raises(MissingWeights, match="solver_for"):

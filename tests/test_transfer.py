@@ -7,7 +7,10 @@ from mwplib import paths, runs, transfer
 from mwplib.data import load_cv, remove_question
 from mwplib.models import build_model, paper_config
 from mwplib.problem import Problem
+from mwplib.profiles import PROFILES
 from mwplib.solver import save_checkpoint
+
+FULL = PROFILES["full"]
 
 TRAIN = [Problem(f"t{i}", f"Tom has {a} apples and buys {b} more.", "How many apples does he have?", "", a + b,
                  (str(a), str(b)), ("+", "N0", "N1")) for i, (a, b) in enumerate([(3, 4), (5, 2), (7, 1)])]
@@ -34,12 +37,12 @@ def test_evaluate_on_scores_removed_questions_and_caches(tmp_path, monkeypatch) 
     test = [remove_question(p) for p in TRAIN[:2]] + [
         remove_question(Problem("x", "Tom has 6 apples.", "How many for 2 days?", "", 12.0, ("6", "2"),
                                 ("*", "N0", "N1")))]
-    result = transfer.evaluate_on(record, test, "full", "without_questions")
+    result = transfer.evaluate_on(record, test, FULL, "without_questions")
     assert result["n_test"] == 3 and result["n_missing_slots"] == 1
     assert [p["id"] for p in result["predictions"]] == ["t0", "t1", "x"]
     assert "N1" not in result["predictions"][2]["prefix"]  # the model never saw the question's number
     checkpoint.unlink()  # a second call must come from the cache
-    assert transfer.evaluate_on(record, test, "full", "without_questions") == result
+    assert transfer.evaluate_on(record, test, FULL, "without_questions") == result
 
 
 def test_weights_from_another_training_of_the_run_are_refused(tmp_path, monkeypatch) -> None:
@@ -51,12 +54,12 @@ def test_weights_from_another_training_of_the_run_are_refused(tmp_path, monkeypa
               "spec": {"model": "seq2seq", "dataset": "toy", "split": "toy", "beam": 2, "seed": 0}}
     test = [remove_question(p) for p in TRAIN]
     assert runs.weights_of(record) == checkpoint
-    first = transfer.evaluate_on(record, test, "full", "without_questions")
+    first = transfer.evaluate_on(record, test, FULL, "without_questions")
     assert first["weights"] == record["weights"]
     retrained = {**record, "weights": "0" * 16}  # the record of a training whose weights are not here
     assert runs.weights_of(retrained) is None
     with pytest.raises(transfer.MissingWeights, match="recorded weights"):
-        transfer.evaluate_on(retrained, test, "full", "without_questions")  # nor is the cached evaluation reused
+        transfer.evaluate_on(retrained, test, FULL, "without_questions")  # nor is the cached evaluation reused
 
 
 def test_runs_trained_elsewhere_are_left_out_only_when_asked_and_named(tmp_path, monkeypatch, capsys) -> None:
@@ -66,8 +69,8 @@ def test_runs_trained_elsewhere_are_left_out_only_when_asked_and_named(tmp_path,
     record = {"key": "k", "spec": {"model": "seq2seq", "dataset": "mawps", "split": "cv_mawps/fold3",
                                    "config": {"embedding": "minilm"}, "beam": 2, "seed": 0}}
     with pytest.raises(transfer.MissingWeights, match="no checkpoint"):
-        transfer.evaluate_without_questions([record], "full")
-    assert transfer.evaluate_without_questions([record], "full", available_only=True) == []
+        transfer.evaluate_without_questions([record], FULL)
+    assert transfer.evaluate_without_questions([record], FULL, available_only=True) == []
     out = capsys.readouterr().out
     assert "1 of 1 runs have no weights here" in out and "seq2seq/minilm cv_mawps/fold3" in out
 

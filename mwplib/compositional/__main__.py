@@ -3,6 +3,7 @@
     python -m mwplib.compositional --profile full --plan            # which Table II / ladder cells lack runs
     python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)
     python -m mwplib.compositional --profile full --methods MathEN --pools math23k --parts table2
+    python -m mwplib.compositional --profile quick --parts ladder --ladder ladder-target0.50  # a rung quick leaves out
 
 Several such processes with different ``--methods`` may share a machine: records are written atomically, and
 each process skips what is recorded when it reaches it. Give two processes disjoint methods (not only disjoint
@@ -16,7 +17,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..profiles import get_profile
-from . import experiments
+from . import datasets, experiments
 
 PARTS = ("table2", "da", "ladder")
 
@@ -32,13 +33,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
     parser.add_argument("--ablation", action="store_true",
                         help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
+    parser.add_argument("--ladder", nargs="+", default=[], choices=datasets.split_names(), metavar="SPLIT",
+                        help="also these splits of Fig. 5a's ladder (e.g. ladder-target0.50; a probe beside its grid)")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     plan = profile.compositional
     da_methods = tuple(m for m in plan.da_methods if not args.methods or m in args.methods)
     first = bool(plan.da_methods) and da_methods[:1] == plan.da_methods[:1]  # the one the ablations and ladder use
     narrowed = replace(plan, methods=tuple(args.methods or plan.methods), da_methods=da_methods,
-                       ablation=(plan.ablation or args.ablation) and first, ladder=plan.ladder if first else (),
+                       ablation=(plan.ablation or args.ablation) and first, ladder=tuple(dict.fromkeys([*plan.ladder, *args.ladder])) if first else (),
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
     train = not args.plan

@@ -23,6 +23,7 @@ from ..problem import Problem
 from ..profiles import Profile
 from ..records import read_record, record_path, write_record
 from ..repro import run_manifest
+from ..runkey import RunSpec
 from ..solver import load_checkpoint
 from .augment import ScoreFn, augment, confidence, protocol
 from .splits import VALIDATION_FRACTION
@@ -59,7 +60,7 @@ def _method(name: str) -> Method:
     return METHODS[name]
 
 
-def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0) -> runs.RunSpec:
+def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0) -> RunSpec:
     """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
     stopping) from `profile`."""
     config, plan = paper_config(model), profile.compositional
@@ -80,9 +81,9 @@ def train_method(method: str, dataset: str, train: Sequence[Problem], validation
     records = []
     for model in chosen.members:
         run_spec = spec(method, model, dataset, profile, seed)
-        record = (runs.run(run_spec, train, test, profile.name, progress=False, need_weights=need_weights,
+        record = (runs.run(run_spec, train, test, profile, progress=False, need_weights=need_weights,
                            validation=validation)
-                  if train_missing else runs.recorded(run_spec, train, test, profile.name, validation))
+                  if train_missing else runs.recorded(run_spec, train, test, profile, validation))
         if record is None:
             return None
         records.append(record)
@@ -145,7 +146,7 @@ def augmented(method: str, dataset: str, train: Sequence[Problem], validation: S
     grown, rounds = augment(list(train), iterations, score, operations=operations, seed=seed)
     record = {"key": key, "method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
               "iterations": iterations, "seed": seed, "rounds": [asdict(r) for r in rounds],
-              "kept": [_problem_dict(p) for p in grown[len(train):]], "manifest": run_manifest(profile.name, seed)}
+              "kept": [_problem_dict(p) for p in grown[len(train):]], "manifest": run_manifest(profile, seed)}
     write_record(path, record)
     return record
 

@@ -34,7 +34,7 @@ MODELS: dict[str, tuple[type[MWPModel], type[ModelConfig]]] = {
 
 def paper_config(model: str, embedding: str = "scratch") -> ModelConfig:
     """The paper's setting of `model` for `embedding` ("scratch" = S, anything else = R with that encoder); MiniLM
-    fine-tunes with its own encoder learning rate (:data:`mwplib.models.config.MINILM_ENCODER_LR`)."""
+    and MPNet fine-tune with their own encoder learning rates (:data:`mwplib.models.config.ENCODER_LR`)."""
     _, config_class = _lookup(model)
     pretrained = embedding != "scratch"
     return config_class.paper(pretrained, embedding) if pretrained else config_class.paper(False)

@@ -26,7 +26,6 @@ class Graph2TreeConfig(ModelConfig):
     hidden: int = 384
     dropout: float = 0.5
     op_dim: int = 128
-    graph_version: int = 1  # of what mwplib.graphs builds: bump it with a change there, so runs retrain
 
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "Graph2TreeConfig":

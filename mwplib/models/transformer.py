@@ -31,9 +31,6 @@ class TransformerConfig(ModelConfig):
     lr: float = 1e-4
     emb_lr: float = 1e-4
     epochs: int = 100
-    # Initial scale of the learned input positions. nn.Embedding draws N(0, 1): a vector of norm about 20 at width
-    # 384, twice a MiniLM output's (about 9), so early on the positions drown the pretrained features.
-    in_position_std: float = 1.0
 
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "TransformerConfig":
@@ -59,8 +56,6 @@ class Transformer(MWPModel):
             nn.TransformerDecoderLayer(width, config.heads, config.hidden, config.dropout, batch_first=True),
             config.layers)
         self.out = nn.Linear(width, len(out_vocab))
-        if config.in_position_std != 1.0:  # drawn last, so every other weight starts as in the default
-            nn.init.normal_(self.in_position.weight, std=config.in_position_std)
 
     def _memory(self, batch: Batch) -> torch.Tensor:
         words = self.embedder(batch.inputs)
