@@ -14,13 +14,14 @@ from . import paths
 from .analysis import correctness, paired_difference, percent
 from .metrics import accuracy_by
 from .models import paper_config
+from .models.config import ENCODER_LR
 from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
 from .problem import Problem
 from .profiles import Profile
 from .records import SUFFIX, read_records
 from .report import by_validation, paper_vs_ours
 from .runkey import RunSpec, describe_config
-from .runs import SVAMP_DATASET, embedding_label, spec_for, stand_in_note
+from .runs import ENCODER_NAMES, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -52,7 +53,7 @@ def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 def variants(profile: Profile, datasets: Sequence[str]) -> pd.DataFrame:
     """Recorded runs on `datasets` whose config differs from the default (probes such as another learning rate),
     with what differs, beside the default-config run (:func:`mwplib.models.paper_config`: the paper's, with
-    MiniLM's own encoder learning rate) of the same model, embedding, dataset, fold and seed. Compare them
+    MiniLM's and MPNet's own encoder learning rates) of the same model, embedding, dataset, fold and seed. Compare them
     on validation accuracy (test accuracy must not pick a config). No exploratory result is hidden, and none can
     pass for the paper's setting (notebook 01_baselines). A default-config run whose epochs or patience are not
     the profile's plan (`quick` before its plan) is listed too, beside the plan's run of its cell."""
@@ -64,7 +65,8 @@ def variants(profile: Profile, datasets: Sequence[str]) -> pd.DataFrame:
     rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
     for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
         spec, config = rec["spec"], rec["spec"]["config"]
-        default = {**describe_config(paper_config(spec["model"], config["embedding"])), "val_fraction": RunSpec.val_fraction}
+        default = {**describe_config(paper_config(spec["model"], config["embedding"])),
+                   "val_fraction": RunSpec.val_fraction}
         changed = {k: v for k, v in {**config, "val_fraction": spec["val_fraction"]}.items()
                    if k != "class" and default.get(k) != v}
         where = (spec["model"], embedding_label(config["embedding"]), spec["dataset"], spec["fold"], spec["epochs"])
@@ -119,8 +121,8 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
             label = embedding_label(embedding)
             for dataset in datasets:
                 found = find(summary, model, embedding, dataset)
-                notes = ([f"MiniLM instead of RoBERTa, encoder lr {paper_config(model, embedding).emb_lr:g}"]
-                         if embedding == "minilm" else [])
+                notes = ([f"{ENCODER_NAMES[embedding]} instead of RoBERTa, encoder lr "
+                          f"{paper_config(model, embedding).emb_lr:g}"] if embedding in ENCODER_LR else [])
                 ours = peer = None
                 if len(found):
                     row = found.iloc[0]

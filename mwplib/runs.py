@@ -236,11 +236,13 @@ def run_grid(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
     return list(iter_grid(*args, **kwargs))
 
 
+#: The offline encoders' names in tables (any other embedding is named as given, e.g. a hub name).
+ENCODER_NAMES = {"minilm": "MiniLM", "mpnet": "MPNet"}
+
+
 def embedding_label(embedding: str) -> str:
     """"S" for scratch; "R (MiniLM)" etc. for a pretrained encoder, so no table passes MiniLM off as RoBERTa."""
-    if embedding == "scratch":
-        return "S"
-    return {"minilm": "R (MiniLM)", "mpnet": "R (MPNet)"}.get(embedding, f"R ({embedding})")
+    return "S" if embedding == "scratch" else f"R ({ENCODER_NAMES.get(embedding, embedding)})"
 
 
 def run_label(spec: Mapping[str, Any]) -> str:

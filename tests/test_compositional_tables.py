@@ -68,7 +68,30 @@ def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
     out = capsys.readouterr().out.splitlines()
     lines = [line for line in out if line.startswith(("table2", "ladder"))]
     assert len(lines) == 9 and all(line.endswith("recorded") for line in lines)
-    assert sorted(line.split()[2] for line in out if line.startswith("+DA")) == ["mawps-comdiv", "sd-zh"]
+    # +DA on both, and on ComDiv the recorded ablations too, which quick shows but does not train
+    assert sorted(line.split()[2] for line in out if line.startswith("+DA")) == ["mawps-comdiv"] * 4 + ["sd-zh"]
+
+
+def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch):
+    """From an empty results folder `quick` trains its plan's cells only; the ablations and the other ladder rungs
+    are looked up (`train_missing=False`), so they are drawn when recorded and cost nothing when not."""
+    from mwplib.compositional import training
+
+    asked = []
+    monkeypatch.setattr(training, "train_method", lambda method, dataset, *a, train_missing, **k:
+                        asked.append(("run", method, dataset, train_missing)))
+    monkeypatch.setattr(training, "augmented", lambda method, dataset, *a, train_missing, **options:
+                        asked.append(("+DA", method, dataset, tuple(sorted(options.items())), train_missing)))
+    profile = get_profile("quick")
+    experiments.da_runs(profile)
+    experiments.ladder_runs(profile)
+    trained = {a[:-1] for a in asked if a[-1]}
+    assert trained == {("+DA", "GTS", "mawps-comdiv", ()), ("+DA", "GTS", "sd-zh", ()),
+                       *(("run", "GTS", f"mawps-{name}") for name in ("iid", "comdiv", "max"))}
+    looked_up = {a[:-1] for a in asked if not a[-1]}
+    assert len([a for a in looked_up if a[0] == "+DA"]) == 3  # the three ablations
+    assert {a[2] for a in looked_up if a[0] == "run"} == {"mawps-ladder-target" + f"{t:.2f}"
+                                                        for t in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)}
 
 
 @pytest.mark.slow

@@ -153,12 +153,13 @@ def test_constrained_model_tells_slots_apart_by_their_tokens() -> None:
 
 
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "convs2s"])
-def test_only_minilm_departs_from_the_paper_encoder_learning_rate(name: str) -> None:
-    from mwplib.models.config import MINILM_ENCODER_LR
+def test_only_minilm_and_mpnet_depart_from_the_paper_encoder_learning_rate(name: str) -> None:
+    from mwplib.models.config import MINILM_ENCODER_LR, MPNET_ENCODER_LR
 
     assert paper_config(name, "minilm").emb_lr == MINILM_ENCODER_LR
+    assert paper_config(name, "mpnet").emb_lr == MPNET_ENCODER_LR
     roberta = paper_config(name, "roberta-base").emb_lr
-    assert roberta != MINILM_ENCODER_LR and roberta <= 1e-5  # the paper's RoBERTa values (Table 19)
+    assert roberta not in (MINILM_ENCODER_LR, MPNET_ENCODER_LR) and roberta <= 1e-5  # the paper's (Table 19)
     scratch = paper_config(name)
     assert scratch.emb_lr == scratch.lr  # scratch embeddings train at the model's rate
 

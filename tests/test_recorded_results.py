@@ -18,15 +18,16 @@ from mwplib.records import read_record
 
 RENDERS = [("02_question_removal", "full"), ("04_svamp", "full"), ("01_baselines", "quick"),
            ("02_question_removal", "quick"), ("03_attention_analysis", "quick"), ("04_svamp", "quick"),
-           ("07_svamp_construction", "quick")]
+           ("06_compositional", "quick"), ("07_svamp_construction", "quick")]
 
 
 def _scratch_project(root: Path) -> None:
-    """A project at `root` that shares the committed data, notebooks and runs and writes everything else."""
+    """A project at `root` that shares the committed data, notebooks, runs and splits and writes everything else."""
     for name in ("data", "notebooks"):
         (root / name).symlink_to(paths.ROOT / name)
     (root / "results").mkdir()
-    (root / "results" / "runs").symlink_to(paths.RESULTS / "runs")
+    for name in ("runs", "splits"):
+        (root / "results" / name).symlink_to(paths.RESULTS / name)
 
 
 @pytest.mark.slow

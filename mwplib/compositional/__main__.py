@@ -33,15 +33,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
     parser.add_argument("--ablation", action="store_true",
                         help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
-    parser.add_argument("--ladder", nargs="+", default=[], choices=datasets.split_names(), metavar="SPLIT",
+    parser.add_argument("--ladder", nargs="+", default=[], metavar="SPLIT",
+                        choices=[name for name in datasets.split_names() if name not in ("iid", "comdiv")],
                         help="also these splits of Fig. 5a's ladder (e.g. ladder-target0.50; a probe beside its grid)")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     plan = profile.compositional
     da_methods = tuple(m for m in plan.da_methods if not args.methods or m in args.methods)
     first = bool(plan.da_methods) and da_methods[:1] == plan.da_methods[:1]  # the one the ablations and ladder use
+    if (args.ablation or args.ladder) and not first:
+        parser.error(f"--ablation and --ladder train {plan.da_methods[:1]}: keep it in --methods")
     narrowed = replace(plan, methods=tuple(args.methods or plan.methods), da_methods=da_methods,
-                       ablation=(plan.ablation or args.ablation) and first, ladder=tuple(dict.fromkeys([*plan.ladder, *args.ladder])) if first else (),
+                       ablation=(plan.ablation or args.ablation) and first,
+                       ladder=tuple(dict.fromkeys([*plan.ladder, *args.ladder])) if first else (),
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
     train = not args.plan

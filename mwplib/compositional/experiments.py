@@ -191,25 +191,27 @@ def method_runs(profile: Profile, seed: int = 0, train_missing: bool = True
 def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
             ) -> dict[tuple[str, str, str], list[list[dict[str, Any]]]]:
     """(method, dataset, variant) → the member runs after each +DA round (round 0 = without DA). Variants: "+DA"
-    on every dataset, the ablations (Table IV) on the ComDiv splits when the profile has them."""
+    on every dataset, the ablations (Table IV) of the first +DA method on the ComDiv splits: trained when the
+    profile has them, else shown when recorded (a probe beside the grid: ``python -m mwplib.compositional
+    --parts da --ablation``)."""
     plan, out = profile.compositional, {}
     for dataset, split in datasets_for(profile, seed).items():
         if dataset.endswith("iid") and not plan.da_on_iid:
             continue
         train, validation, test = _limited(split, profile)
         for method in plan.da_methods:
-            variants = ABLATIONS if plan.ablation and dataset.endswith("comdiv") and method == plan.da_methods[0] \
-                else {"+DA": {}}
+            variants = ABLATIONS if dataset.endswith("comdiv") and method == plan.da_methods[0] else {"+DA": {}}
             for variant, options in variants.items():
+                train_this = train_missing and (plan.ablation or variant == "+DA")
                 record = training.augmented(method, dataset, train, validation, test, profile, seed,
-                                            train_missing=train_missing, **options)
+                                            train_missing=train_this, **options)
                 if record is None:
                     continue
                 grown_sets = training.grown_sets(train, record)
                 if options:  # an ablation: only its last round is read (Table IV); round 0 is the base run
                     grown_sets = [grown_sets[0], grown_sets[-1]]
                 rounds = [training.train_method(method, dataset, grown, validation, test, profile, seed,
-                                                train_missing=train_missing) for grown in grown_sets]
+                                                train_missing=train_this) for grown in grown_sets]
                 if all(r is not None for r in rounds):
                     out[(method, dataset, variant)] = rounds
     return out
