@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ablation", action="store_true",
                         help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
     parser.add_argument("--ladder", nargs="+", default=[], metavar="SPLIT",
-                        choices=[name for name in datasets.split_names() if name not in ("iid", "comdiv")],
+                        choices=[name for name in datasets.split_names() if name not in experiments.SPLIT_NAMES],
                         help="also these splits of Fig. 5a's ladder (e.g. ladder-target0.50; a probe beside its grid)")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "ladder" in args.parts and first:
         done = experiments.ladder_runs(profile, args.seed, train_missing=train)
         for pool in narrowed.pools:
-            for name in ("iid", "comdiv", *narrowed.ladder):
+            for name in experiments.ladder_splits(narrowed):
                 print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} "
                       f"{'recorded' if (pool, name) in done else 'missing'}")
 

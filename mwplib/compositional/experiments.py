@@ -18,7 +18,7 @@ import pandas as pd
 from .. import findings, report
 from ..analysis import percent
 from ..problem import Problem, Split
-from ..profiles import Profile
+from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
 from ..train import split_validation
 from . import atoms, datasets, splits, synthesis, training
@@ -82,7 +82,7 @@ def _limited(split: Split, profile: Profile) -> tuple[list[Problem], list[Proble
 def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     """Every dataset Table II trains on under `profile`, by run dataset name."""
     plan = profile.compositional
-    out = {f"{pool}-{name}": datasets.as_split(pool, name, seed) for pool in plan.pools for name in ("iid", "comdiv")}
+    out = {f"{pool}-{name}": datasets.as_split(pool, name, seed) for pool in plan.pools for name in SPLIT_NAMES}
     out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd})
     return out
 
@@ -217,6 +217,11 @@ def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     return out
 
 
+def ladder_splits(plan: CompositionalPlan) -> tuple[str, ...]:
+    """The splits of Fig. 5a's ladder a plan trains: I.I.D., ComDiv and `plan.ladder`."""
+    return (*SPLIT_NAMES, *plan.ladder)
+
+
 def ladder_runs(profile: Profile, seed: int = 0, train_missing: bool = True) -> dict[tuple[str, str], Any]:
     """(pool, split name) → the first +DA method's runs on each split of Fig. 5a's ladder. The plan's splits (I.I.D.,
     ComDiv and `plan.ladder`) are trained when missing; every other split of the ladder is shown when recorded (a
@@ -228,7 +233,7 @@ def ladder_runs(profile: Profile, seed: int = 0, train_missing: bool = True) -> 
             train, validation, test = _limited(datasets.as_split(pool, name, seed), profile)
             dataset = f"{pool}-{name}"
             records = training.train_method(method, dataset, train, validation, test, profile, seed,
-                                            train_missing=train_missing and name in ("iid", "comdiv", *plan.ladder))
+                                            train_missing=train_missing and name in ladder_splits(plan))
             if records is not None:
                 out[(pool, name)] = records
     return out
