@@ -273,6 +273,19 @@ def estimate_minutes(spec: RunSpec, n_train: int, epochs: int, speeds: dict[tupl
     return statistics.median(per_problem) * n_train * epochs / 60 if per_problem else float("nan")
 
 
+def unfinished(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: Profile,
+               speeds: dict[tuple[str, ...], list[float]], validation: Sequence[Problem] | None = None
+               ) -> tuple[int, float] | None:
+    """For a run not recorded yet: the epochs an interrupted attempt saved here and a rough time in minutes for the
+    rest (:func:`estimate_minutes`); None when it is recorded. What every ``--plan`` lists."""
+    train, test, checksum = _profiled(train, test, profile, validation)
+    key = spec.key(checksum)
+    if run_path(spec, key, profile).exists():
+        return None
+    done = epochs_done(key)
+    return done, estimate_minutes(spec, len(train), spec.epochs - done, speeds)
+
+
 def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, Sequence[Split]], profile: Profile, *,
          seed: int = 0, config_overrides: dict[str, Any] | None = None, folds: Sequence[int] | None = None,
          val_fraction: float = RunSpec.val_fraction, device: str | None = None) -> pd.DataFrame:
@@ -284,12 +297,9 @@ def plan(models: Iterable[str], embeddings: Iterable[str], datasets: dict[str, S
     speeds = recorded_speeds(device)
     rows = []
     for spec, split in _grid(models, embeddings, datasets, profile, seed, config_overrides, folds, val_fraction):
-        train, _, checksum = _profiled(split.train, split.test, profile)
-        key = spec.key(checksum)
-        if not run_path(spec, key, profile).exists():
-            done = epochs_done(key)
+        if (left := unfinished(spec, split.train, split.test, profile, speeds)) is not None:
             rows.append((spec.model, embedding_label(spec.config.embedding), spec.dataset, spec.fold, spec.epochs,
-                         done, estimate_minutes(spec, len(train), spec.epochs - done, speeds)))
+                         *left))
     return pd.DataFrame(rows, columns=["model", "embedding", "dataset", "fold", "epochs", "epochs done",
                                        "estimated minutes"])
 

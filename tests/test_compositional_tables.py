@@ -61,15 +61,42 @@ def test_findings_signs_follow_the_cells(tables):
 
 
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
-    """Every Table II and ladder cell of `quick` has its committed run (a changed key would orphan it)."""
+    """Every run of `quick`'s notebook 06, and of its probes (the ablations, two more ladder rungs), has its
+    committed record (a changed key would orphan it); a rung nobody trained is listed with a time."""
     from mwplib.compositional.__main__ import main
 
-    main(["--profile", "quick", "--plan"])
+    main(["--profile", "quick", "--plan", "--ablation", "--ladder", "ladder-target0.50", "ladder-target0.70"])
+    assert capsys.readouterr().out.startswith("every run is recorded\nabout 0.0 h for 0 runs")
+    main(["--profile", "quick", "--plan", "--parts", "ladder", "--ladder", "ladder-target0.40"])
     out = capsys.readouterr().out.splitlines()
-    lines = [line for line in out if line.startswith(("table2", "ladder"))]
-    assert len(lines) == 9 and all(line.endswith("recorded") for line in lines)
-    # +DA on both, and on ComDiv the recorded ablations too, which quick shows but does not train
-    assert sorted(line.split()[2] for line in out if line.startswith("+DA")) == ["mawps-comdiv"] * 4 + ["sd-zh"]
+    assert out[1].split()[:6] == ["ladder", "GTS", "mawps-ladder-target0.40", "gts", "1", "10"]
+    assert len(out) == 3 and "for 1 runs where a timing is recorded" in out[2]
+
+
+def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
+    """`full` on MAWPS, nothing recorded: Table II's runs once each (the ladder's I.I.D. and ComDiv are the same
+    runs), +DA's 7 rounds per member (1 without the ranker), each timed at the recorded speed."""
+    from dataclasses import replace
+
+    from mwplib import runs
+    from mwplib.profiles import PROFILES
+
+    monkeypatch.setattr(runs, "recorded_speeds", lambda device=None: {("gts", "scratch"): [0.01]})
+    monkeypatch.setattr(runs, "run_path", lambda spec, key, profile: runs.paths.RESULTS / "nowhere" / key)
+    monkeypatch.setattr(runs, "epochs_done", lambda key: 0)  # nor an interrupted attempt in this build/
+    full = PROFILES["full"]
+    profile = replace(full, compositional=replace(full.compositional, pools=("mawps",), sd=()))
+    plan = experiments.plan(profile)
+    assert not plan.duplicated(["part", "dataset", "model"]).any()
+    mathen = plan[(plan["method"] == "MathEN") & (plan["dataset"] == "mawps-comdiv")]
+    assert dict(zip(mathen["part"], mathen["runs"])) == {"table2": 1, "+DA": 7, "− DataRanker": 1,
+                                                         "− Operation 1": 7, "− Operation 2": 7}
+    assert set(plan[plan["part"] == "ladder"]["dataset"]) == {f"mawps-{n}" for n in profile.compositional.ladder}
+    gts = plan[(plan["method"] == "GTS") & (plan["dataset"] == "mawps-iid")].set_index("part")
+    n_train = len(experiments.datasets_for(profile)["mawps-iid"].train)
+    assert gts.loc["table2", "estimated minutes"] == pytest.approx(0.01 * n_train * 100 / 60)
+    assert gts.loc["+DA", "estimated minutes"] == pytest.approx(7 * 0.01 * n_train * 100 / 60)
+    assert plan[plan["model"] != "gts"]["estimated minutes"].isna().all()  # no speed recorded for them
 
 
 def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch):
@@ -114,13 +141,3 @@ def test_the_full_grid_runs_end_to_end_at_smoke_size():
     claims = findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da), table4,
                                     ladder)
     assert claims["finding"].nunique() == 7  # every claim of the paper that findings.compositional checks
-
-
-def test_the_quick_ablation_probe_is_recorded_and_printed(capsys):
-    """Table IV's ablations under quick settings (a probe beside the default grid: `--ablation`) are committed."""
-    from mwplib.compositional.__main__ import main
-
-    main(["--profile", "quick", "--plan", "--parts", "da", "--ablation"])
-    out = capsys.readouterr().out
-    assert all(f"mawps-comdiv     {v} recorded" in out for v in experiments.ABLATIONS)
-    assert "− DataRanker" in out.split("+DA    GTS          sd-zh")[-1]  # Table IV printed after the cells

@@ -1,6 +1,6 @@
 """Train notebook 06's grid without opening the notebook (e.g. on a GPU box), then render it from the records.
 
-    python -m mwplib.compositional --profile full --plan            # which Table II / ladder cells lack runs
+    python -m mwplib.compositional --profile full --plan            # which runs are missing, and a rough time
     python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)
     python -m mwplib.compositional --profile full --methods MathEN --pools math23k --parts table2
     python -m mwplib.compositional --profile quick --parts ladder --ladder ladder-target0.50  # a rung quick leaves out
@@ -22,6 +22,11 @@ from . import datasets, experiments
 PARTS = ("table2", "da", "ladder")
 
 
+def _part(plan_part: str) -> str:
+    """The ``--parts`` name of a row of `experiments.plan` (its +DA variants and ablations are part "da")."""
+    return plan_part if plan_part in ("table2", "ladder") else "da"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m mwplib.compositional", description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="full")
@@ -30,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pools", nargs="+", help="only these DBCA pools (mawps, math23k)")
     parser.add_argument("--sd", nargs="*", help="only these SD sets (zh, en; none: `--sd` alone)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--plan", action="store_true", help="list the missing Table II and ladder cells, train none")
+    parser.add_argument("--plan", action="store_true",
+                        help="train nothing: list the runs not recorded yet (Table II, +DA, ladder), with a rough time")
+    parser.add_argument("--plan-device", help="with --plan: time by runs recorded on cpu or cuda")
     parser.add_argument("--ablation", action="store_true",
                         help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
     parser.add_argument("--ladder", nargs="+", default=[], metavar="SPLIT",
@@ -48,20 +55,28 @@ def main(argv: Sequence[str] | None = None) -> None:
                        ladder=tuple(dict.fromkeys([*plan.ladder, *args.ladder])) if first else (),
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
-    train = not args.plan
+    if args.plan:
+        missing = experiments.plan(profile, args.seed, args.plan_device)
+        missing = missing[missing["part"].map(_part).isin(args.parts)]
+        print(missing.round(1).to_string(index=False) if len(missing) else "every run is recorded")
+        timed = missing["estimated minutes"].notna()
+        print(f"about {missing['estimated minutes'][timed].sum() / 60:.1f} h for {int(missing['runs'][timed].sum())} "
+              f"runs where a timing is recorded (+DA rounds not made yet timed at their base set's size: at least "
+              f"that); {int(missing['runs'][~timed].sum())} runs without one")
+        return
     if "table2" in args.parts:
-        done = experiments.method_runs(profile, args.seed, train_missing=train)
+        done = experiments.method_runs(profile, args.seed)
         for dataset in experiments.datasets_for(profile):
             for method in narrowed.methods:
                 print(f"table2 {method:12} {dataset:16} {'recorded' if (method, dataset) in done else 'missing'}")
     if "da" in args.parts:
-        da = experiments.da_runs(profile, args.seed, train_missing=train)
+        da = experiments.da_runs(profile, args.seed)
         for method, dataset, variant in da:
             print(f"+DA    {method:12} {dataset:16} {variant} recorded")
         if narrowed.ablation:
             print(experiments.table4(da, profile).to_string(index=False))
     if "ladder" in args.parts and first:
-        done = experiments.ladder_runs(profile, args.seed, train_missing=train)
+        done = experiments.ladder_runs(profile, args.seed)
         for pool in narrowed.pools:
             for name in experiments.ladder_splits(narrowed):
                 print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} "

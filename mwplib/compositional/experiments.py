@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from .. import findings, report
+from .. import findings, report, runs
 from ..analysis import percent
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
@@ -237,6 +237,57 @@ def ladder_runs(profile: Profile, seed: int = 0, train_missing: bool = True) -> 
             if records is not None:
                 out[(pool, name)] = records
     return out
+
+
+PLAN_COLUMNS = ["part", "method", "dataset", "model", "runs", "epochs", "epochs done", "estimated minutes"]
+
+
+def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataFrame:
+    """Every run notebook 06 trains under `profile` that is not recorded yet, with a rough time on `device`'s kind
+    (`runs.recorded_speeds`; "cuda" plans a GPU lease from a CPU box), NaN where no run of that model is timed.
+    A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker) at its
+    base training set's size, though each round trains on more: there, the estimate is a lower bound."""
+    plan_, speeds, rows, seen = profile.compositional, runs.recorded_speeds(device), [], set()
+
+    def add(part: str, method: str, dataset: str, parts: tuple[list, list, list]) -> None:
+        """Rows for `method`'s missing runs on these problems, each listed once (the ladder shares Table II's
+        I.I.D. and ComDiv runs)."""
+        for spec, done, minutes in training.unfinished(method, dataset, *parts, profile, speeds, seed):
+            run = (spec.model, spec.dataset, runs.data_checksum(parts[0], parts[2], parts[1]))
+            if run not in seen:
+                seen.add(run)
+                rows.append((part, method, dataset, spec.model, 1, spec.epochs, done, minutes))
+
+    def add_pending(part: str, method: str, dataset: str, n_train: int, rounds: int) -> None:
+        """Rows for the rounds of an augmentation not made yet, timed at the base training set's size."""
+        for model in training.METHODS[method].members:
+            spec = training.spec(method, model, dataset, profile, seed)
+            rows.append((part, method, dataset, model, rounds, spec.epochs, 0,
+                         rounds * runs.estimate_minutes(spec, n_train, spec.epochs, speeds)))
+
+    for dataset, split in datasets_for(profile, seed).items():
+        train, validation, test = _limited(split, profile)
+        for method in plan_.methods:
+            add("table2", method, dataset, (train, validation, test))
+        if dataset.endswith("iid") and not plan_.da_on_iid:
+            continue
+        for method in plan_.da_methods:
+            ablations = dataset.endswith("comdiv") and method == plan_.da_methods[0] and plan_.ablation
+            for variant, options in (ABLATIONS if ablations else {"+DA": {}}).items():
+                record = training.augmented(method, dataset, train, validation, test, profile, seed,
+                                            train_missing=False, **options)
+                if record is None:
+                    add_pending(variant, method, dataset, len(train),
+                                plan_.da_iterations if options.get("ranked", True) else 1)
+                    continue
+                grown_sets = training.grown_sets(train, record)
+                for grown in grown_sets[-1:] if options else grown_sets[1:]:
+                    add(variant, method, dataset, (grown, validation, test))
+    for pool in plan_.pools if plan_.da_methods else ():
+        for name in ladder_splits(plan_):
+            add("ladder", plan_.da_methods[0], f"{pool}-{name}",
+                _limited(datasets.as_split(pool, name, seed), profile))
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 
 # ---------------------------------------------------------------- accuracy

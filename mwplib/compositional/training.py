@@ -90,6 +90,21 @@ def train_method(method: str, dataset: str, train: Sequence[Problem], validation
     return records
 
 
+def unfinished(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
+               test: Sequence[Problem], profile: Profile, speeds: dict[tuple[str, ...], list[float]], seed: int = 0
+               ) -> list[tuple[RunSpec, int, float]]:
+    """Each member run of `method` on `dataset` not recorded yet, with the epochs an interrupted attempt saved and
+    a rough time in minutes for the rest (`runs.unfinished`): what ``--plan`` lists."""
+    if _method(method).normalize:
+        train, validation, test = ([mathen.normalized(p) for p in part] for part in (train, validation, test))
+    out = []
+    for model in _method(method).members:
+        run_spec = spec(method, model, dataset, profile, seed)
+        if (left := runs.unfinished(run_spec, train, test, profile, speeds, validation)) is not None:
+            out.append((run_spec, *left))
+    return out
+
+
 def predictions(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A method's per-problem predictions: its one member's, or MathEN's choice among its members'."""
     return list(records[0]["predictions"]) if len(records) == 1 else mathen.ensemble(
