@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -188,32 +188,45 @@ def method_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     return out
 
 
-def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
-            ) -> dict[tuple[str, str, str], list[list[dict[str, Any]]]]:
-    """(method, dataset, variant) → the member runs after each +DA round (round 0 = without DA). Variants: "+DA"
-    on every dataset, the ablations (Table IV) of the first +DA method on the ComDiv splits: trained when the
-    profile has them, else shown when recorded (a probe beside the grid: ``python -m mwplib.compositional
-    --parts da --ablation``)."""
-    plan, out = profile.compositional, {}
+def _da_cells(profile: Profile, seed: int) -> Iterator[tuple[str, str, str, dict[str, Any], bool,
+                                                             tuple[list[Problem], list[Problem], list[Problem]]]]:
+    """Each +DA cell: (method, dataset, variant, its `training.augmented` options, whether the profile trains it,
+    the problems). "+DA" on every dataset (the I.I.D. ones when `da_on_iid`); on ComDiv, the first +DA method's
+    Table IV ablations too, trained when the profile has them, else shown when recorded."""
+    plan = profile.compositional
     for dataset, split in datasets_for(profile, seed).items():
         if dataset.endswith("iid") and not plan.da_on_iid:
             continue
-        train, validation, test = _limited(split, profile)
+        problems = _limited(split, profile)
         for method in plan.da_methods:
             variants = ABLATIONS if dataset.endswith("comdiv") and method == plan.da_methods[0] else {"+DA": {}}
             for variant, options in variants.items():
-                train_this = train_missing and (plan.ablation or variant == "+DA")
-                record = training.augmented(method, dataset, train, validation, test, profile, seed,
-                                            train_missing=train_this, **options)
-                if record is None:
-                    continue
-                grown_sets = training.grown_sets(train, record)
-                if options:  # an ablation: only its last round is read (Table IV); round 0 is the base run
-                    grown_sets = [grown_sets[0], grown_sets[-1]]
-                rounds = [training.train_method(method, dataset, grown, validation, test, profile, seed,
-                                                train_missing=train_this) for grown in grown_sets]
-                if all(r is not None for r in rounds):
-                    out[(method, dataset, variant)] = rounds
+                yield method, dataset, variant, options, plan.ablation or variant == "+DA", problems
+
+
+def _round_sets(train: Sequence[Problem], record: dict[str, Any], ablation: bool) -> list[list[Problem]]:
+    """The training sets whose runs a +DA cell reads: every round's (round 0 = without DA), or for an ablation
+    (Table IV) round 0 and its last round only."""
+    grown_sets = training.grown_sets(train, record)
+    return [grown_sets[0], grown_sets[-1]] if ablation else grown_sets
+
+
+def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
+            ) -> dict[tuple[str, str, str], list[list[dict[str, Any]]]]:
+    """(method, dataset, variant) → the member runs after each +DA round (round 0 = without DA), for every cell
+    of `_da_cells` (an ablation the profile leaves out is a probe beside the grid: ``python -m
+    mwplib.compositional --parts da --ablation``)."""
+    out = {}
+    for method, dataset, variant, options, trains, (train, validation, test) in _da_cells(profile, seed):
+        train_this = train_missing and trains
+        record = training.augmented(method, dataset, train, validation, test, profile, seed,
+                                    train_missing=train_this, **options)
+        if record is None:
+            continue
+        rounds = [training.train_method(method, dataset, grown, validation, test, profile, seed,
+                                        train_missing=train_this) for grown in _round_sets(train, record, bool(options))]
+        if all(r is not None for r in rounds):
+            out[(method, dataset, variant)] = rounds
     return out
 
 
@@ -266,23 +279,18 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
                          rounds * runs.estimate_minutes(spec, n_train, spec.epochs, speeds)))
 
     for dataset, split in datasets_for(profile, seed).items():
-        train, validation, test = _limited(split, profile)
         for method in plan_.methods:
-            add("table2", method, dataset, (train, validation, test))
-        if dataset.endswith("iid") and not plan_.da_on_iid:
+            add("table2", method, dataset, _limited(split, profile))
+    for method, dataset, variant, options, trains, (train, validation, test) in _da_cells(profile, seed):
+        if not trains:
             continue
-        for method in plan_.da_methods:
-            ablations = dataset.endswith("comdiv") and method == plan_.da_methods[0] and plan_.ablation
-            for variant, options in (ABLATIONS if ablations else {"+DA": {}}).items():
-                record = training.augmented(method, dataset, train, validation, test, profile, seed,
-                                            train_missing=False, **options)
-                if record is None:
-                    add_pending(variant, method, dataset, len(train),
-                                plan_.da_iterations if options.get("ranked", True) else 1)
-                    continue
-                grown_sets = training.grown_sets(train, record)
-                for grown in grown_sets[-1:] if options else grown_sets[1:]:
-                    add(variant, method, dataset, (grown, validation, test))
+        record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False,
+                                    **options)
+        if record is None:
+            add_pending(variant, method, dataset, len(train), plan_.da_iterations if options.get("ranked", True) else 1)
+            continue
+        for grown in _round_sets(train, record, bool(options))[1:]:
+            add(variant, method, dataset, (grown, validation, test))
     for pool in plan_.pools if plan_.da_methods else ():
         for name in ladder_splits(plan_):
             add("ladder", plan_.da_methods[0], f"{pool}-{name}",
