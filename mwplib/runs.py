@@ -250,9 +250,17 @@ def run_label(spec: Mapping[str, Any]) -> str:
     return f"{spec['model']} {embedding_label(spec['config']['embedding'])} {spec['dataset']} fold {spec['fold']}"
 
 
+def epoch_seconds(rec: Mapping[str, Any]) -> float:
+    """Wall seconds per epoch of a recorded run: training, the evaluation every epoch and saving (its training
+    alone takes `timing.seconds_per_epoch`); a resumed run's wall time covers only the epochs it ran."""
+    timing = rec["timing"]
+    return timing["wall_seconds"] / max(1, len(rec["history"]) - timing.get("resumed_after_epoch", 0))
+
+
 def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[float]]:
-    """Seconds per training problem and epoch of every recorded run on `device`'s kind (default: this machine's),
-    by (model, embedding, dataset) and by (model, embedding): what :func:`estimate_minutes` times a run by."""
+    """Wall seconds (`epoch_seconds`) per training problem and epoch of every recorded run on `device`'s kind
+    (default: this machine's), by (model, embedding, dataset) and by (model, embedding): what
+    :func:`estimate_minutes` times a run by."""
     device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
     whole = [path for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}")  # smoke: overhead dominates
@@ -261,7 +269,7 @@ def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[flo
         if "spec" in rec and "timing" in rec and rec["device"] == device:
             model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
             for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
-                seconds.setdefault(where, []).append(rec["timing"]["seconds_per_epoch"] / rec["n_train"])
+                seconds.setdefault(where, []).append(epoch_seconds(rec) / rec["n_train"])
     return seconds
 
 
