@@ -87,8 +87,10 @@ def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
     full = PROFILES["full"]
     profile = replace(full, compositional=replace(full.compositional, pools=("mawps",), sd=()))
     plan = experiments.plan(profile)
-    assert not plan.duplicated(["part", "dataset", "model"]).any()
+    assert not plan.duplicated(["part", "method", "dataset", "model"]).any()
     mathen = plan[(plan["method"] == "MathEN") & (plan["dataset"] == "mawps-comdiv")]
+    # MathEN's members are runs of their own (normalised targets), not LSTM's and the Transformer's
+    assert sorted(mathen[mathen["part"] == "table2"]["model"]) == ["convs2s", "seq2seq", "transformer"]
     assert dict(zip(mathen["part"], mathen["runs"])) == {"table2": 1, "+DA": 7, "− DataRanker": 1,
                                                          "− Operation 1": 7, "− Operation 2": 7}
     assert set(plan[plan["part"] == "ladder"]["dataset"]) == {f"mawps-{n}" for n in profile.compositional.ladder}

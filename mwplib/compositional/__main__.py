@@ -65,10 +65,8 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"that); {int(missing['runs'][~timed].sum())} runs without one")
         return
     if "table2" in args.parts:
-        done = experiments.method_runs(profile, args.seed)
-        for dataset in experiments.datasets_for(profile):
-            for method in narrowed.methods:
-                print(f"table2 {method:12} {dataset:16} {'recorded' if (method, dataset) in done else 'missing'}")
+        for method, dataset in experiments.method_runs(profile, args.seed):
+            print(f"table2 {method:12} {dataset:16} recorded")
     if "da" in args.parts:
         da = experiments.da_runs(profile, args.seed)
         for method, dataset, variant in da:
@@ -76,11 +74,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if narrowed.ablation:
             print(experiments.table4(da, profile).to_string(index=False))
     if "ladder" in args.parts and first:
-        done = experiments.ladder_runs(profile, args.seed)
-        for pool in narrowed.pools:
-            for name in experiments.ladder_splits(narrowed):
-                print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} "
-                      f"{'recorded' if (pool, name) in done else 'missing'}")
+        for pool, name in experiments.ladder_runs(profile, args.seed):
+            print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} recorded")
 
 
 if __name__ == "__main__":

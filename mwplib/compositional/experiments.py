@@ -260,16 +260,12 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
     (`runs.recorded_speeds`; "cuda" plans a GPU lease from a CPU box), NaN where no run of that model is timed.
     A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker) at its
     base training set's size, though each round trains on more: there, the estimate is a lower bound."""
-    plan_, speeds, rows, seen = profile.compositional, runs.recorded_speeds(device), [], set()
+    plan_, speeds, rows = profile.compositional, runs.recorded_speeds(device), []
 
     def add(part: str, method: str, dataset: str, parts: tuple[list, list, list]) -> None:
-        """Rows for `method`'s missing runs on these problems, each listed once (the ladder shares Table II's
-        I.I.D. and ComDiv runs)."""
+        """Rows for `method`'s missing runs on these problems."""
         for spec, done, minutes in training.unfinished(method, dataset, *parts, profile, speeds, seed):
-            run = (spec.model, spec.dataset, runs.data_checksum(parts[0], parts[2], parts[1]))
-            if run not in seen:
-                seen.add(run)
-                rows.append((part, method, dataset, spec.model, 1, spec.epochs, done, minutes))
+            rows.append((part, method, dataset, spec.model, 1, spec.epochs, done, minutes))
 
     def add_pending(part: str, method: str, dataset: str, n_train: int, rounds: int) -> None:
         """Rows for the rounds of an augmentation not made yet, timed at the base training set's size."""
@@ -292,9 +288,10 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
         for grown in _round_sets(train, record, bool(options))[1:]:
             add(variant, method, dataset, (grown, validation, test))
     for pool in plan_.pools if plan_.da_methods else ():
+        method = plan_.da_methods[0]
         for name in ladder_splits(plan_):
-            add("ladder", plan_.da_methods[0], f"{pool}-{name}",
-                _limited(datasets.as_split(pool, name, seed), profile))
+            if name not in SPLIT_NAMES or method not in plan_.methods:  # else Table II's rows list these runs
+                add("ladder", method, f"{pool}-{name}", _limited(datasets.as_split(pool, name, seed), profile))
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 

@@ -71,15 +71,18 @@ def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0)
     return replace(made, epochs=epochs, patience=plan.patience)
 
 
+def _as_seen(method: str, *parts: Sequence[Problem]) -> list[Sequence[Problem]]:
+    """`parts` as `method`'s runs see them: with normalised expressions for MathEN (its runs' keys hash them)."""
+    return [[mathen.normalized(p) for p in part] for part in parts] if _method(method).normalize else list(parts)
+
+
 def train_method(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
                  test: Sequence[Problem], profile: Profile, seed: int = 0, *, train_missing: bool = True,
                  need_weights: bool = False) -> list[dict[str, Any]] | None:
     """The recorded run of each member (trained when missing and `train_missing`), or None if one is missing."""
-    chosen = _method(method)
-    if chosen.normalize:
-        train, validation, test = ([mathen.normalized(p) for p in part] for part in (train, validation, test))
+    train, validation, test = _as_seen(method, train, validation, test)
     records = []
-    for model in chosen.members:
+    for model in _method(method).members:
         run_spec = spec(method, model, dataset, profile, seed)
         record = (runs.run(run_spec, train, test, profile, progress=False, need_weights=need_weights,
                            validation=validation)
@@ -95,8 +98,7 @@ def unfinished(method: str, dataset: str, train: Sequence[Problem], validation: 
                ) -> list[tuple[RunSpec, int, float]]:
     """Each member run of `method` on `dataset` not recorded yet, with the epochs an interrupted attempt saved and
     a rough time in minutes for the rest (`runs.unfinished`): what ``--plan`` lists."""
-    if _method(method).normalize:
-        train, validation, test = ([mathen.normalized(p) for p in part] for part in (train, validation, test))
+    train, validation, test = _as_seen(method, train, validation, test)
     out = []
     for model in _method(method).members:
         run_spec = spec(method, model, dataset, profile, seed)
@@ -118,8 +120,7 @@ def scorer(method: str, dataset: str, validation: Sequence[Problem], test: Seque
     def score(grown: Sequence[Problem], candidates: Sequence[Problem]) -> list[float]:
         records = train_method(method, dataset, grown, validation, test, profile, seed, need_weights=True)
         assert records is not None
-        if _method(method).normalize:
-            candidates = [mathen.normalized(p) for p in candidates]
+        (candidates,) = _as_seen(method, candidates)
         best = [float("-inf")] * len(candidates)
         for record in records:
             path = runs.weights_of(record, retrained_ok=True)
