@@ -35,7 +35,8 @@ def _member(label: str, profile_name: str) -> tuple[Any, list, list, list]:
     method, model, dataset = label.split(":")
     pool, name = dataset.split("-", 1)
     profile = get_profile(profile_name)
-    train, validation, test = experiments._limited(datasets.as_split(pool, name, 0), profile)
+    split = experiments.sd_split(name) if pool == "sd" else datasets.as_split(pool, name, 0)
+    train, validation, test = experiments._limited(split, profile)
     train, validation, test = training._as_seen(method, train, validation, test)
     return training.spec(method, model, dataset, profile), train, validation, test
 
