@@ -9,6 +9,8 @@ and the wall seconds per epoch it showed side by side (from its resume state), a
 nvidia-smi's utilisation every 5 s. Those per-epoch times under load are what a whole-grid estimate needs
 (`--plan-device cuda` times runs by recorded ones, which ran side by side too). A lease is short, and the
 state of an unfinished run (~240 MB) is too big to bring back, so choose runs that end inside the deadline.
+The lent machines' image has neither spaCy nor jieba: the DBCA splits load from results/splits/ without them,
+but building an SD set needs spaCy (its English model too big to carry), so SD cells train elsewhere.
 """
 from __future__ import annotations
 
@@ -68,6 +70,15 @@ def progress(label: str, profile_name: str, started: float) -> dict[str, Any]:
             "seconds_per_epoch": (path.stat().st_mtime - started) / len(history)}
 
 
+def _progress_or_error(label: str, profile_name: str, started: float) -> dict[str, Any]:
+    """:func:`progress`, or the error that stopped it: one run that cannot be read (its worker failed on
+    the same error, say a package the card's machine lacks) must not cost the summary of the others."""
+    try:
+        return progress(label, profile_name, started)
+    except Exception as error:  # noqa: BLE001 (reported in the summary, beside its worker's log)
+        return {"error": f"{type(error).__name__}: {error}"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", metavar="METHOD:MODEL:DATASET")
@@ -103,8 +114,9 @@ def main() -> None:
     if smi:
         smi.terminate()
     summary = {"elapsed_seconds": time.time() - started, "side_by_side": len(workers),
-               "runs": {label: {**progress(label, args.profile, started), "ended_after_seconds": ended.get(label),
-                                "exit": workers[label].returncode} for label in args.runs}}
+               "runs": {label: {**_progress_or_error(label, args.profile, started),
+                                "ended_after_seconds": ended.get(label), "exit": workers[label].returncode}
+                        for label in args.runs}}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
 
