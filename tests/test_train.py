@@ -9,7 +9,7 @@ import torch
 
 from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
-from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer, split_validation,
+from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer, split_validation, warmup_factor,
                           train_model, train_step)
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 
@@ -72,6 +72,17 @@ def test_learning_rates_halve_every_period_scaled_to_the_run() -> None:
     assert [learning_rate_factor(config, 60, e) for e in (1, 20, 21, 40, 41, 60)] == [1, 1, .5, .5, .25, .25]
     assert [learning_rate_factor(config, 15, e) for e in (5, 6, 11)] == [1, .5, .25]  # quick: a quarter
     assert learning_rate_factor(paper_config("gts"), 60, 60) == 1.0  # the default: constant
+
+
+def test_warm_up_raises_the_rates_linearly_over_whole_run_steps_and_resumes_exactly(tmp_path) -> None:
+    config = replace(paper_config("transformer"), warmup_steps=4)
+    assert [warmup_factor(config, step) for step in range(6)] == [.25, .5, .75, 1, 1, 1]
+    assert warmup_factor(paper_config("transformer"), 0) == 1.0  # the default: none
+    straight = _train(0, "transformer", epochs=2, warmup_steps=5)  # 9 fitting problems, batch 4: 3 steps an epoch
+    assert [h["loss"] for h in straight.history] != [h["loss"] for h in _train(0, "transformer", epochs=2).history]
+    _train(0, "transformer", epochs=1, resume=tmp_path / "run.pt", warmup_steps=5)
+    resumed = _train(0, "transformer", epochs=2, resume=tmp_path / "run.pt", warmup_steps=5)
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
 
 
 def test_the_reference_codes_recipe_changes_training_and_resumes_exactly(tmp_path) -> None:

@@ -23,6 +23,10 @@ class ModelConfig:
     # Our defaults below are what every recorded run trained with; `--set` probes the code's recipe.
     weight_decay: float = 0.0  # Adam's L2 penalty
     lr_halving: int = 0  # halve both learning rates every this many of `epochs` (scaled with a profile); 0: never
+    # Raise both learning rates linearly from 1/warmup_steps of their value to all of it over the first this many
+    # optimiser steps (Lan et al.'s Table VI: 1500 for their Transformer at 0.003; the paper names the steps, not the
+    # schedule's shape); 0: none.
+    warmup_steps: int = 0
     max_grad_norm: float = 5.0  # clip the gradient norm to this; 0: no clipping
     # "bf16": the forward pass of training runs under bfloat16 autocast (fp32 weights, gradients and optimizer;
     # evaluation stays fp32). Not the paper's setting: a speed probe for CPUs with bf16 matrix units.
