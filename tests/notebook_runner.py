@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from mwplib import paths, runs
+from mwplib import findings, paths, runs
 from mwplib.analysis import correctness, percent
 from mwplib.problem import Split
 from mwplib.profiles import PROFILES
@@ -43,11 +43,15 @@ def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -
     """Our column of the findings table (`mwplib.findings`) a notebook saved as `name`, by comparison; checks
     the table's verdicts against its numbers and against the counts the notebook recorded."""
     frame = pd.read_csv(paths.tables_dir(profile) / f"{name}.csv")
-    unjudged = frame["holds"].str.startswith(("within noise (", "not shown (n = "))
-    assert set(frame.loc[~unjudged, "holds"]) <= {"yes", "no", "no result"}
+    unjudged = frame["holds"].str.startswith(("within noise (", "not shown (n = ", "within seed spread ("))
+    smaller = frame["holds"].str.startswith("smaller (")
+    assert set(frame.loc[~unjudged & ~smaller, "holds"]) <= {"yes", "no", "no result"}
     assert (frame["holds"] == "yes").sum() == metrics["findings_held"]
+    assert smaller.sum() == metrics["findings_smaller"]
     assert (frame["holds"] == "no").sum() == metrics["findings_not_held"]
-    judged = frame[frame["holds"].isin(["yes", "no"])]
-    assert ((judged["ours"] > 0) == (judged["holds"] == "yes")).all()
+    judged = frame[frame["holds"].isin(["yes", "no"]) | smaller]
+    assert ((judged["ours"] > 0) == (judged["holds"] != "no")).all()
+    short = frame[smaller]  # positive, under half the paper's difference
+    assert ((short["ours"] > 0) & (short["ours"] < findings.SIZE * short["paper"])).all()
     assert frame.loc[frame["holds"] == "no result", "ours"].isna().all()
     return frame.set_index("comparison")["ours"].to_dict()

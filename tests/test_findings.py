@@ -86,7 +86,7 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame["ours"].tolist() == pytest.approx([20.0, 56.6, 0.8])
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
     assert frame["holds"].tolist() == ["yes", "yes", "yes"]
-    assert findings.counts(frame) == {"findings_held": 3, "findings_not_held": 0}
+    assert findings.counts(frame) == {"findings_held": 3, "findings_smaller": 0, "findings_not_held": 0}
     one_fold = pd.DataFrame([{**keys, "n": 238, "paper": None, "ours": 52.5},  # ±6.3 points around 52.5 %
                              {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])
     assert findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
@@ -214,7 +214,7 @@ def test_svamp_findings_from_tables_10_13_14_and_the_5_fold_table():
         "Seq2Seq S, 1 fold(s): 5-fold with SVAMP − trained without, same problems"]
     assert cv_rows["paper"].iloc[0] == pytest.approx(21.2) and math.isnan(cv_rows["paper"].iloc[1])
     assert cv_rows["ours"].tolist() == pytest.approx([7.6, -1.0])
-    assert cv_rows["holds"].tolist() == ["yes", "no"]
+    assert cv_rows["holds"].tolist() == ["smaller (0.36 of the paper's)", "no"]  # 7.6 of 21.2 points
     best = frame.loc["Full Set: Graph2Tree R (MiniLM) − best other (paper: gts R; ours: Transformer R (MiniLM) "
                      "(a stand-in))"]
     assert (best["paper"], best["ours"], best["holds"]) == (pytest.approx(43.8 - 41.0), -5.0, "no")
@@ -277,7 +277,22 @@ def test_datasets_findings_from_table_9():
     # the paper's: 26 and 19 templates are nearer each other (7) than SVAMP's is to MAWPS's 39 (13)
     assert frame["paper"].tolist() == pytest.approx([13.0, 20.0, 0.54, 0.55, 6.0, 0.09, 0.28, 0.04])
     assert frame["ours"].tolist()[:6] == pytest.approx([3.0, 10.0, 0.08, 0.25, 3.0 - 7.0, 0.1 - 0.17])
-    assert frame["holds"].tolist() == ["yes", "yes", "yes", "yes", "no", "no", "no result", "no result"]
-    assert findings.counts(frame) == {"findings_held": 4, "findings_not_held": 2}
+    assert frame["holds"].tolist() == ["smaller (0.23 of the paper's)", "yes", "smaller (0.15 of the paper's)",
+                                       "smaller (0.45 of the paper's)", "no", "no", "no result", "no result"]
+    assert findings.counts(frame) == {"findings_held": 1, "findings_smaller": 3, "findings_not_held": 2}
     missing = findings.datasets(table9[~((table9["dataset"] == "ASDiv-A") & (table9["statistic"] == "n_templates"))])
     assert missing["holds"].tolist()[4] == "no result"  # not the gap to SVAMP alone
+
+
+def test_two_cells_hold_only_with_half_the_papers_difference():
+    """"Holds" means the paper's effect in size: under `SIZE` of its difference, a two-cell finding says "smaller";
+    a difference from a fixed share, or one the paper itself does not show, is judged by its sign alone."""
+    table = pd.DataFrame({"k": ["a", "b", "c"], "paper": [60.0, 40.0, 50.0], "ours": [50.0, 45.0, 44.0]})
+    judged = findings.frame([findings.comparison("f", f"a − {other}", (table, {"k": "a"}), (table, {"k": other}))
+                             for other in ("b", "c")] + [findings.comparison("f", "a − 49", (table, {"k": "a"}), 49.0)])
+    assert judged["holds"].tolist() == ["smaller (0.25 of the paper's)", "yes", "yes"]  # 5 of 20; 6 of 10
+    table.loc[2, "ours"] = 45.0  # exactly half the paper's: holds
+    assert findings.comparison("f", "x", (table, {"k": "a"}), (table, {"k": "c"}))["ours"] == 5.0
+    assert findings.frame([findings.comparison("f", "x", (table, {"k": "a"}), (table, {"k": "c"}))])["holds"][0] == "yes"
+    by_sign = findings.comparison("f", "x", (table, {"k": "a"}), (table, {"k": "b"}), by_sign=True)
+    assert findings.frame([by_sign])["holds"][0] == "yes"
