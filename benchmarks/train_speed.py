@@ -60,9 +60,9 @@ def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
 
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
-            embedding: str = "scratch", precision: str = "fp32") -> dict[str, float]:
+            embedding: str = "scratch", precision: str = "fp32", fold: int = 0) -> dict[str, float]:
     seed_everything(1)
-    split = load_cv(dataset)[0]
+    split = load_cv(dataset)[fold]
     config = replace(paper_config(name, embedding), precision=precision)
     if embedding == "scratch":
         hidden, ref_batch = REFERENCE[name]
@@ -109,17 +109,20 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--embedding", default="scratch", help="scratch (S) or a pretrained encoder, e.g. minilm")
     parser.add_argument("--precision", default="fp32", choices=PRECISIONS, help="of the training forward pass")
+    parser.add_argument("--folds", type=int, nargs="+", default=[0],
+                        help="cross-validation folds, each measured from the same seed (e.g. 0 1 2 3 4 to compare "
+                             "precisions' accuracy fold by fold)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     peak = matmul_peak_gflops(pick_device(args.device))
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
-          f"torch threads {torch.get_num_threads()}, dataset {args.dataset} fold 0, embedding {args.embedding}, "
+          f"torch threads {torch.get_num_threads()}, dataset {args.dataset}, embedding {args.embedding}, "
           f"training precision {args.precision}, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")
-    for name in args.models:
+    for name, fold in ((name, fold) for name in args.models for fold in args.folds):
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device, args.embedding,
-                      args.precision)
-        print(f"{name:12s} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
+                      args.precision, fold)
+        print(f"{name:12s} fold {fold} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
               f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} after the first), "
               f"inference (beam {args.beam}) {row['infer_problems_per_s']:7.1f} problems/s, "
