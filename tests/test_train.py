@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from mwplib import train
 from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.train import (TrainingDiverged, learning_rate_factor, make_optimizer, split_validation, warmup_factor,
@@ -83,6 +84,14 @@ def test_warm_up_raises_the_rates_linearly_over_whole_run_steps_and_resumes_exac
     _train(0, "transformer", epochs=1, resume=tmp_path / "run.pt", warmup_steps=5)
     resumed = _train(0, "transformer", epochs=2, resume=tmp_path / "run.pt", warmup_steps=5)
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in straight.history]
+
+
+def test_warm_up_counts_steps_over_the_whole_run(monkeypatch) -> None:
+    """The step a warm-up sees runs on across epochs (a counter reset every epoch would warm up every epoch)."""
+    seen = []
+    monkeypatch.setattr(train, "warmup_factor", lambda config, step: seen.append(step) or 1.0)
+    _train(0, "transformer", epochs=2, warmup_steps=5)
+    assert seen == list(range(6))  # 3 steps an epoch
 
 
 def test_the_reference_codes_recipe_changes_training_and_resumes_exactly(tmp_path) -> None:

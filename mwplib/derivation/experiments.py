@@ -187,20 +187,23 @@ def findings(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame) -
     says are positive, its and ours, read from Tables 2, 3 (with its TD − TE rows) and 4 as `report.paper_vs_ours`
     builds them, so that each verdict stands beside the sizes of both sides. The paper's "solution accuracy always
     exceeds derivation accuracy" is strict: a tie reads "no" here, where `claims` lets it pass. Equation accuracy
-    need rank TE above TD only somewhere: one "yes" among its rows is the claim."""
+    need rank TE above TD only somewhere: one "yes" among its rows is the claim. Claims of a direction ("reduces",
+    "exceeds", "is larger", "ranks above") are judged by sign; "beats" by size too (`findings.SIZE`)."""
     rows = [comparison("reconciliation reduces the number of templates (Table 2)",
                        f"{k['dataset']}: templates before − after", (table2, {**k, "statistic": "templates before"}),
-                       (table2, {**k, "statistic": "templates after"})) for k in distinct(table2, ["dataset"])]
+                       (table2, {**k, "statistic": "templates after"}), by_sign=True)
+            for k in distinct(table2, ["dataset"])]
     datasets = distinct(table3, ["dataset"])
     rows += [comparison("solution accuracy exceeds derivation accuracy (Table 3)",
                         f"{k['dataset']} {setting}: solution − derivation", _cell(table3, k, setting, "solution"),
-                        _cell(table3, k, setting, "derivation")) for k in datasets for setting in ("TE", "TD")]
+                        _cell(table3, k, setting, "derivation"), by_sign=True)
+             for k in datasets for setting in ("TE", "TD")]
     rows += [comparison("TD − TE is larger under derivation than under solution accuracy (Table 3)",
                         f"{k['dataset']}: TD − TE, derivation − solution", _cell(table3, k, "TD - TE", "derivation"),
-                        _cell(table3, k, "TD - TE", "solution")) for k in datasets]
+                        _cell(table3, k, "TD - TE", "solution"), by_sign=True) for k in datasets]
     rows += [comparison("equation accuracy ranks TE above TD somewhere (Table 3)",
                         f"{k['dataset']}: TE − TD, equation accuracy", _cell(table3, k, "TE", "equation"),
-                        _cell(table3, k, "TD", "equation")) for k in datasets]
+                        _cell(table3, k, "TD", "equation"), by_sign=True) for k in datasets]
     rows += [comparison("TD beats TE under derivation accuracy, the premise (Table 3)",
                         f"{k['dataset']}: TD − TE, derivation accuracy", _cell(table3, k, "TD", "derivation"),
                         _cell(table3, k, "TE", "derivation")) for k in datasets]
