@@ -296,3 +296,9 @@ def test_two_cells_hold_only_with_half_the_papers_difference():
     assert findings.frame([findings.comparison("f", "x", (table, {"k": "a"}), (table, {"k": "c"}))])["holds"][0] == "yes"
     by_sign = findings.comparison("f", "x", (table, {"k": "a"}), (table, {"k": "b"}), by_sign=True)
     assert findings.frame([by_sign])["holds"][0] == "yes"
+    no_paper = pd.DataFrame({"k": ["a", "b"], "paper": [None, -3.0], "ours": [50.0, 49.0]})
+    assert findings.frame([findings.comparison("f", "a − b", (no_paper, {"k": "a"}), (no_paper, {"k": "b"}))]
+                          )["holds"][0] == "yes"  # no paper difference (NaN): nothing to reach
+    against = no_paper.assign(paper=[2.0, 5.0])  # the paper's own difference is negative: sign only
+    assert findings.frame([findings.comparison("f", "a − b", (against, {"k": "a"}), (against, {"k": "b"}))]
+                          )["holds"][0] == "yes"
