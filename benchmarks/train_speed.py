@@ -60,7 +60,8 @@ def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
 
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
-            embedding: str = "scratch", precision: str = "fp32", fold: int = 0) -> dict[str, float]:
+            embedding: str = "scratch", precision: str = "fp32", fold: int = 0, bucketed: bool = False
+            ) -> dict[str, float]:
     seed_everything(1)
     split = load_cv(dataset)[fold]
     config = replace(paper_config(name, embedding), precision=precision)
@@ -76,12 +77,16 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     optimizer = make_optimizer(model, config)
     model.train()
     order, shuffle = list(range(len(examples))), random.Random(1).shuffle
+    by_length = sorted(order, key=lambda i: examples[i].n_words)  # --bucketed: batches of similar lengths
+    buckets = [by_length[start:start + config.batch_size] for start in range(0, len(order), config.batch_size)]
     epoch_seconds = []
     for _ in range(epochs):  # shuffled every epoch, as `train_model` and the peers do; collating is timed too
         started = time.perf_counter()
-        shuffle(order)
-        for start in range(0, len(order), config.batch_size):
-            batch = collate([examples[i] for i in order[start:start + config.batch_size]], model.embedder)
+        shuffle(buckets if bucketed else order)
+        batches = buckets if bucketed else [order[start:start + config.batch_size]
+                                            for start in range(0, len(order), config.batch_size)]
+        for ids in batches:
+            batch = collate([examples[i] for i in ids], model.embedder)
             train_step(model, optimizer, batch.to(target), precision=precision)
         epoch_seconds.append(time.perf_counter() - started)
     steady = epoch_seconds[1:] or epoch_seconds  # the first epoch allocates and picks kernels
@@ -109,6 +114,9 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--embedding", default="scratch", help="scratch (S) or a pretrained encoder, e.g. minilm")
     parser.add_argument("--precision", default="fp32", choices=PRECISIONS, help="of the training forward pass")
+    parser.add_argument("--bucketed", action="store_true",
+                        help="batches of problems of similar length (fixed, their order shuffled each epoch): less "
+                             "padding, other batches than `train_model` forms, so a probe of speed")
     parser.add_argument("--folds", type=int, nargs="+", default=[0],
                         help="cross-validation folds, each measured from the same seed (e.g. 0 1 2 3 4 to compare "
                              "precisions' accuracy fold by fold)")
@@ -117,11 +125,11 @@ def main() -> None:
     peak = matmul_peak_gflops(pick_device(args.device))
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
           f"torch threads {torch.get_num_threads()}, dataset {args.dataset}, embedding {args.embedding}, "
-          f"training precision {args.precision}, "
+          f"training precision {args.precision}{', length-bucketed batches' if args.bucketed else ''}, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")
     for name, fold in ((name, fold) for name in args.models for fold in args.folds):
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device, args.embedding,
-                      args.precision, fold)
+                      args.precision, fold, args.bucketed)
         print(f"{name:12s} fold {fold} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
               f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} after the first), "

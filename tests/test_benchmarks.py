@@ -1,0 +1,33 @@
+"""The scripts under benchmarks/ that a GPU lease runs: they read labels and records the way the package does."""
+from __future__ import annotations
+
+import importlib.util
+import time
+
+from mwplib import paths
+from mwplib.compositional import datasets, experiments, training
+from mwplib.profiles import get_profile
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, paths.ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_gpu_lease_trains_the_member_a_label_names_on_the_problems_its_method_sees():
+    lease = _script("gpu_lease")
+    spec, train, validation, test = lease._member("MathEN:transformer:mawps-comdiv", "smoke")
+    profile = get_profile("smoke")
+    assert spec == training.spec("MathEN", "transformer", "mawps-comdiv", profile)
+    seen = training._as_seen("MathEN", *experiments._limited(datasets.as_split("mawps", "comdiv", 0), profile))
+    assert [p.prefix for p in train] == [p.prefix for p in seen[0]]  # MathEN's normalised expressions
+    assert (len(validation), len(test)) == (len(seen[1]), len(seen[2]))
+
+
+def test_gpu_lease_reports_a_run_it_cannot_read_instead_of_failing():
+    lease = _script("gpu_lease")
+    report = lease._progress_or_error("NoSuchMethod:gts:mawps-iid", "smoke", time.time())
+    assert report == {"error": "ValueError: unknown method 'NoSuchMethod'; choose one of ['GTS', 'LSTM', 'MathEN', "
+                                "'Transformer']"}
