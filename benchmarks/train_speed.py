@@ -31,6 +31,9 @@ from mwplib.train import PRECISIONS, accuracy, make_optimizer, pick_device, pred
 #: Sizes the reference measurements used, per model (hidden, batch size).
 REFERENCE = {"seq2seq": (256, 8), "gts": (512, 64), "graph2tree": (384, 8), "transformer": (256, 8),
              "constrained": (256, 8)}
+#: `--bucketed chunks`: batches re-drawn each epoch among neighbours in length, from shuffled chunks of this many
+#: batches (large enough to pad little, small enough that a batch's company changes from epoch to epoch)
+CHUNK = 8
 
 
 def matmul_peak_gflops(device: torch.device, size: int = 2048, repeats: int = 5) -> float:
@@ -60,7 +63,7 @@ def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
 
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
-            embedding: str = "scratch", precision: str = "fp32", fold: int = 0, bucketed: bool = False
+            embedding: str = "scratch", precision: str = "fp32", fold: int = 0, bucketed: str = ""
             ) -> dict[str, float]:
     seed_everything(1)
     split = load_cv(dataset)[fold]
@@ -77,14 +80,23 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     optimizer = make_optimizer(model, config)
     model.train()
     order, shuffle = list(range(len(examples))), random.Random(1).shuffle
-    by_length = sorted(order, key=lambda i: examples[i].n_words)  # --bucketed: batches of similar lengths
-    buckets = [by_length[start:start + config.batch_size] for start in range(0, len(order), config.batch_size)]
+    size = config.batch_size
+    by_length = sorted(order, key=lambda i: examples[i].n_words)  # --bucketed fixed: batches of similar lengths
+    fixed = [by_length[start:start + size] for start in range(0, len(order), size)]
     epoch_seconds = []
     for _ in range(epochs):  # shuffled every epoch, as `train_model` and the peers do; collating is timed too
         started = time.perf_counter()
-        shuffle(buckets if bucketed else order)
-        batches = buckets if bucketed else [order[start:start + config.batch_size]
-                                            for start in range(0, len(order), config.batch_size)]
+        if bucketed == "fixed":
+            shuffle(fixed)
+            batches = fixed
+        else:
+            shuffle(order)
+            if bucketed == "chunks":  # each shuffled chunk of CHUNK batches sorted by length, then cut
+                order = [i for start in range(0, len(order), CHUNK * size)
+                         for i in sorted(order[start:start + CHUNK * size], key=lambda i: examples[i].n_words)]
+            batches = [order[start:start + size] for start in range(0, len(order), size)]
+            if bucketed == "chunks":
+                shuffle(batches)
         for ids in batches:
             batch = collate([examples[i] for i in ids], model.embedder)
             train_step(model, optimizer, batch.to(target), precision=precision)
@@ -114,9 +126,10 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--embedding", default="scratch", help="scratch (S) or a pretrained encoder, e.g. minilm")
     parser.add_argument("--precision", default="fp32", choices=PRECISIONS, help="of the training forward pass")
-    parser.add_argument("--bucketed", action="store_true",
-                        help="batches of problems of similar length (fixed, their order shuffled each epoch): less "
-                             "padding, other batches than `train_model` forms, so a probe of speed")
+    parser.add_argument("--bucketed", choices=["fixed", "chunks"], default="",
+                        help="batches of problems of similar length, a probe (other batches than `train_model` forms): "
+                             "fixed ones, their order shuffled each epoch, or re-drawn each epoch by sorting shuffled "
+                             f"chunks of {CHUNK} batches by length")
     parser.add_argument("--folds", type=int, nargs="+", default=[0],
                         help="cross-validation folds, each measured from the same seed (e.g. 0 1 2 3 4 to compare "
                              "precisions' accuracy fold by fold)")
@@ -125,7 +138,7 @@ def main() -> None:
     peak = matmul_peak_gflops(pick_device(args.device))
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
           f"torch threads {torch.get_num_threads()}, dataset {args.dataset}, embedding {args.embedding}, "
-          f"training precision {args.precision}{', length-bucketed batches' if args.bucketed else ''}, "
+          f"training precision {args.precision}{f', length-bucketed batches ({args.bucketed})' if args.bucketed else ''}, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")
     for name, fold in ((name, fold) for name in args.models for fold in args.folds):
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device, args.embedding,
