@@ -80,23 +80,27 @@ def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: 
     optimizer = make_optimizer(model, config)
     model.train()
     order, shuffle = list(range(len(examples))), random.Random(1).shuffle
-    size = config.batch_size
-    by_length = sorted(order, key=lambda i: examples[i].n_words)  # --bucketed fixed: batches of similar lengths
-    fixed = [by_length[start:start + size] for start in range(0, len(order), size)]
+    def cut(ids: list[int], size: int) -> list[list[int]]:
+        return [ids[start:start + size] for start in range(0, len(ids), size)]
+
+    def by_length(ids: list[int]) -> list[int]:
+        return sorted(ids, key=lambda i: examples[i].n_words)
+
+    fixed = cut(by_length(order), config.batch_size)  # --bucketed fixed: the same batches of similar lengths
     epoch_seconds = []
     for _ in range(epochs):  # shuffled every epoch, as `train_model` and the peers do; collating is timed too
         started = time.perf_counter()
         if bucketed == "fixed":
             shuffle(fixed)
             batches = fixed
+        elif bucketed == "chunks":  # each shuffled chunk of CHUNK batches sorted by length, cut, batches shuffled
+            shuffle(order)
+            order = [i for chunk in cut(order, CHUNK * config.batch_size) for i in by_length(chunk)]
+            batches = cut(order, config.batch_size)
+            shuffle(batches)
         else:
             shuffle(order)
-            if bucketed == "chunks":  # each shuffled chunk of CHUNK batches sorted by length, then cut
-                order = [i for start in range(0, len(order), CHUNK * size)
-                         for i in sorted(order[start:start + CHUNK * size], key=lambda i: examples[i].n_words)]
-            batches = [order[start:start + size] for start in range(0, len(order), size)]
-            if bucketed == "chunks":
-                shuffle(batches)
+            batches = cut(order, config.batch_size)
         for ids in batches:
             batch = collate([examples[i] for i in ids], model.embedder)
             train_step(model, optimizer, batch.to(target), precision=precision)

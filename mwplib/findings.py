@@ -72,7 +72,8 @@ def _row(finding: str, label: str, paper: float, ours: float, sized: bool = Fals
 
 def comparison(finding: str, label: str, a: Cell, b: Cell, by_sign: bool = False) -> dict[str, Any]:
     """One row: a − b from the ``paper`` and the ``ours`` columns. Two cells are judged by size too, unless
-    `by_sign` (a claim that one beats the other "marginally"); a float side is a fixed reference, judged by sign."""
+    `by_sign` (a claim of rank, direction or "marginally": see the module's docstring); a float side is a fixed
+    reference, judged by sign."""
     return _row(finding, label, _value(a, "paper") - _value(b, "paper"), _value(a, "ours") - _value(b, "ours"),
                 sized=not by_sign and not isinstance(b, float))
 
