@@ -10,7 +10,14 @@ and the wall seconds per epoch it showed side by side (from its record, or its r
 `--plan --plan-device cuda` estimates a grid by; they are times under this lease's load, not alone. A lease is short, and the
 state of an unfinished run (~240 MB) is too big to bring back, so choose runs that end inside the deadline.
 The lent machines' image has neither spaCy nor jieba: the DBCA splits load from results/splits/ without them,
-but building an SD set needs spaCy (its English model too big to carry), so SD cells train elsewhere.
+but building an SD set needs spaCy (its English model too big to carry). So build the SD sets here and carry them:
+
+    python benchmarks/gpu_lease.py --write-sd build/sd zh en     # here: pickles of the SD splits (a few MB)
+    python benchmarks/gpu_lease.py --sd-from build/sd ... sd-zh  # there, with build/sd carried
+
+A run's key hashes its problems, so a run on a carried SD set lands under the key it has here.
+With `--side-by-side N` at most N runs train at once, the rest queued in the order given; a queued run starts only
+while at least `--min-left` seconds remain before the deadline.
 """
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ import argparse
 import contextlib
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -30,31 +38,52 @@ sys.path.insert(0, str(ROOT))
 
 from mwplib import paths, runs  # noqa: E402
 from mwplib.compositional import datasets, experiments, training  # noqa: E402
+from mwplib.problem import Split  # noqa: E402
 from mwplib.profiles import get_profile  # noqa: E402
 
 
-def _member(label: str, profile_name: str) -> tuple[Any, list, list, list]:
+def write_sd(directory: Path, languages: list[str]) -> None:
+    """Pickle each SD split (`experiments.sd_split`) to DIRECTORY/sd-LANG.pkl, for a machine without spaCy."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for language in languages:
+        split = experiments.sd_split(language)
+        (directory / f"sd-{language}.pkl").write_bytes(pickle.dumps(split))
+        print(f"sd-{language}: {len(split.train)} train, {len(split.dev)} validation, {len(split.test)} test")
+
+
+def _sd_split(name: str, sd_from: Path | None) -> Split:
+    """An SD split, built here or read from what `write_sd` pickled (our own file, carried with the tree)."""
+    if sd_from is None:
+        return experiments.sd_split(name)
+    split = pickle.loads((sd_from / f"sd-{name}.pkl").read_bytes())
+    if not isinstance(split, Split):
+        raise TypeError(f"{sd_from / f'sd-{name}.pkl'}: not a Split but a {type(split).__name__}")
+    return split
+
+
+def _member(label: str, profile_name: str, sd_from: Path | None = None) -> tuple[Any, list, list, list]:
     """The spec of one member run and the problems it sees (MathEN's normalised), from METHOD:MODEL:DATASET."""
     method, model, dataset = label.split(":")
     pool, name = dataset.split("-", 1)
     profile = get_profile(profile_name)
-    split = experiments.sd_split(name) if pool == "sd" else datasets.as_split(pool, name, 0)
+    split = _sd_split(name, sd_from) if pool == "sd" else datasets.as_split(pool, name, 0)
     train, validation, test = experiments._limited(split, profile)
     train, validation, test = training._as_seen(method, train, validation, test)
     return training.spec(method, model, dataset, profile), train, validation, test
 
 
-def train_one(label: str, profile_name: str) -> None:
-    spec, train, validation, test = _member(label, profile_name)
+def train_one(label: str, profile_name: str, sd_from: Path | None = None) -> None:
+    spec, train, validation, test = _member(label, profile_name, sd_from)
     runs.run(spec, train, test, get_profile(profile_name), progress=False, validation=validation)
 
 
-def progress(label: str, profile_name: str, started: float, before: dict[str, Any] | None = None) -> dict[str, Any]:
+def progress(label: str, profile_name: str, started: float, before: dict[str, Any] | None = None,
+             sd_from: Path | None = None) -> dict[str, Any]:
     """Whether the run is recorded (and was before the lease, per `before`: this function's answer at its
     start), the epochs it has, and the wall seconds per epoch it ran here: a record's `runs.epoch_seconds`, or
-    for an unfinished run the lease's time to its last saved epoch over the epochs added since (start-up
-    counts in)."""
-    spec, train, validation, test = _member(label, profile_name)
+    for an unfinished run the time from its start (`started`) to its last saved epoch over the epochs added
+    since (start-up counts in)."""
+    spec, train, validation, test = _member(label, profile_name, sd_from)
     profile = get_profile(profile_name)
     train, test, checksum = runs._profiled(train, test, profile, validation)
     record = runs.recorded(spec, train, test, profile, validation)
@@ -74,40 +103,58 @@ def progress(label: str, profile_name: str, started: float, before: dict[str, An
             "lease_wall_seconds_per_epoch": (path.stat().st_mtime - started) / added if added > 0 else None}
 
 
-def _progress_or_error(label: str, profile_name: str, started: float, before: dict[str, Any] | None = None
-                       ) -> dict[str, Any]:
+def _progress_or_error(label: str, profile_name: str, started: float, before: dict[str, Any] | None = None,
+                       sd_from: Path | None = None) -> dict[str, Any]:
     """:func:`progress`, or the error that stopped it: one run that cannot be read (its worker failed on
     the same error, say a package the card's machine lacks) must not cost the summary of the others."""
     try:
-        return progress(label, profile_name, started, before)
+        return progress(label, profile_name, started, before, sd_from)
     except Exception as error:  # noqa: BLE001 (reported in the summary, beside its worker's log)
         return {"error": f"{type(error).__name__}: {error}"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", metavar="METHOD:MODEL:DATASET")
+    parser.add_argument("runs", nargs="*", metavar="METHOD:MODEL:DATASET")
     parser.add_argument("--deadline", type=float, default=480, help="seconds from now to stop unfinished runs")
     parser.add_argument("--profile", default="full")
+    parser.add_argument("--side-by-side", type=int, default=0, help="at most this many runs at once (0: all)")
+    parser.add_argument("--min-left", type=float, default=0,
+                        help="start a queued run only while this many seconds remain before the deadline")
+    parser.add_argument("--sd-from", type=Path, help="read SD splits from what --write-sd pickled there")
+    parser.add_argument("--write-sd", type=Path, metavar="DIR",
+                        help="build the SD splits of the languages given as positionals (zh, en) into DIR, and stop")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a worker: train runs[0]
     args = parser.parse_args()
+    if args.write_sd:
+        write_sd(args.write_sd, args.runs)
+        return
+    if not args.runs:
+        parser.error("name at least one METHOD:MODEL:DATASET")
     if args.one:
-        train_one(args.runs[0], args.profile)
+        train_one(args.runs[0], args.profile, args.sd_from)
         return
     out = paths.BUILD / "lease"
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    before = {label: _progress_or_error(label, args.profile, started) for label in args.runs}
+    before = {label: _progress_or_error(label, args.profile, started, sd_from=args.sd_from) for label in args.runs}
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    sd = ["--sd-from", str(args.sd_from)] if args.sd_from else []
+    queue, workers, launched, ended = list(args.runs), {}, {}, {}
     with contextlib.ExitStack() as files:
         smi = shutil.which("nvidia-smi") and subprocess.Popen(
             ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv,noheader", "-l", "5"],
             stdout=files.enter_context(open(out / "gpu.csv", "w")), stderr=subprocess.DEVNULL)
-        workers = {label: subprocess.Popen(
-            [sys.executable, __file__, "--one", "--profile", args.profile, label],
-            stdout=files.enter_context(open(out / f"{label.replace(':', '-')}.log", "w")), stderr=subprocess.STDOUT,
-            env=env) for label in args.runs}
-        ended: dict[str, float] = {}
+
+        def launch() -> None:
+            while queue and (not args.side_by_side or len(workers) - len(ended) < args.side_by_side) and (
+                    not workers or args.deadline - (time.time() - started) >= args.min_left):
+                label = queue.pop(0)
+                launched[label] = time.time()
+                workers[label] = subprocess.Popen(
+                    [sys.executable, __file__, "--one", "--profile", args.profile, *sd, label],
+                    stdout=files.enter_context(open(out / f"{label.replace(':', '-')}.log", "w")),
+                    stderr=subprocess.STDOUT, env=env)
 
         def poll() -> None:
             for label, worker in workers.items():
@@ -115,8 +162,10 @@ def main() -> None:
                     ended[label] = time.time() - started
                     print(f"{label}: exit {worker.returncode} after {ended[label]:.0f} s", flush=True)
 
+        launch()
         while len(ended) < len(workers) and time.time() - started < args.deadline:
             poll()
+            launch()
             time.sleep(2)
         poll()  # one that ended in the last sleep
         for worker in workers.values():
@@ -126,10 +175,12 @@ def main() -> None:
         if smi:
             smi.terminate()
             smi.wait()
-    summary = {"elapsed_seconds": time.time() - started, "side_by_side": len(workers),
-               "runs": {label: {**_progress_or_error(label, args.profile, started, before[label]),
+    summary = {"elapsed_seconds": time.time() - started, "side_by_side": args.side_by_side or len(workers),
+               "never_started": queue,
+               "runs": {label: {**_progress_or_error(label, args.profile, launched[label], before[label], args.sd_from),
+                                "started_after_seconds": launched[label] - started,
                                 "ended_after_seconds": ended.get(label), "exit": workers[label].returncode}
-                        for label in args.runs}}
+                        for label in workers}}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
 

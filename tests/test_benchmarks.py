@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import importlib.util
+import pickle
 import time
+
+import pytest
 
 from mwplib import paths
 from mwplib.compositional import datasets, experiments, training
+from mwplib.problem import Problem, Split
 from mwplib.profiles import get_profile
 
 
@@ -31,3 +35,18 @@ def test_gpu_lease_reports_a_run_it_cannot_read_instead_of_failing():
     report = lease._progress_or_error("NoSuchMethod:gts:mawps-iid", "smoke", time.time())
     assert report == {"error": "ValueError: unknown method 'NoSuchMethod'; choose one of ['GTS', 'LSTM', 'MathEN', "
                                 "'Transformer']"}
+
+
+def test_gpu_lease_reads_a_carried_sd_split_as_the_one_built_here(tmp_path, monkeypatch):
+    lease = _script("gpu_lease")
+    built = Split("sd-zh", (_problem("a"),), (_problem("b"),), (_problem("c"),))
+    monkeypatch.setattr(experiments, "sd_split", lambda language, seed=0: built)
+    lease.write_sd(tmp_path, ["zh"])
+    assert lease._sd_split("zh", tmp_path) == built
+    (tmp_path / "sd-en.pkl").write_bytes(pickle.dumps(["not", "a", "split"]))
+    with pytest.raises(TypeError, match="sd-en.pkl: not a Split but a list"):
+        lease._sd_split("en", tmp_path)
+
+
+def _problem(id_: str) -> Problem:
+    return Problem(id_, "Tom has 3 apples and 2 pears.", "How many fruits?", "x=3+2", 5.0, ("3", "2"), ("+", "N0", "N1"))
