@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -26,6 +25,7 @@ from . import paths
 from .nlp import spacy_pipeline
 from .numbers import parse_number
 from .problem import Problem
+from .records import write_atomically
 from .text import encode_text
 
 _MODIFIERS = {"compound", "amod", "nmod", "poss", "npadvmod"}
@@ -58,9 +58,7 @@ def _parse(words: Sequence[str]) -> list[tuple[int, str, str]]:
     for _, component in nlp.pipeline:
         doc = component(doc)
     rows = [(t.head.i, t.dep_, t.pos_) for t in doc]
-    partial = path.with_suffix(f".{os.getpid()}.tmp")  # runs side by side must never read half a file
-    partial.write_text(json.dumps(rows))
-    partial.replace(path)
+    write_atomically(path, lambda out: out.write(json.dumps(rows).encode()))  # runs side by side never read half
     return rows
 
 

@@ -14,7 +14,7 @@ import tempfile
 import warnings
 import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, BinaryIO, Callable, Iterable
 
 SUFFIX = ".json.gz"
 
@@ -52,13 +52,20 @@ def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write atomically under a temporary name of its own: an interrupted run never leaves a half-written record,
-    and two processes finishing the same run (a grid shared between workers) never write into one file."""
+    """Write a record atomically (:func:`write_atomically`)."""
+    write_atomically(path, lambda out: out.write(gzip.compress(json.dumps(record, separators=(",", ":")).encode(),
+                                                               mtime=0)))
+
+
+def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
+    """Call `write` on a temporary file of its own beside `path`, then move it there: an interrupted run never
+    leaves a half-written file, and two processes finishing the same run (a grid shared between workers) never
+    write into one file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+            write(out)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -26,6 +26,7 @@ from .models.base import Batch, Example, Prediction, collate
 from .models.beam import beam_search
 from .models.config import ModelConfig
 from .problem import Problem
+from .records import write_atomically
 from .repro import seed_everything
 
 
@@ -236,6 +237,5 @@ def train_model(model: MWPModel, train: Sequence[Problem], test: Sequence[Proble
 
 
 def _save_atomically(state: dict[str, Any], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(state, path.with_suffix(".tmp"))
-    path.with_suffix(".tmp").replace(path)  # a kill mid-save leaves the previous epoch's state intact
+    """A kill mid-save leaves the previous epoch's state intact; two processes on one run never share a file."""
+    write_atomically(path, lambda out: torch.save(state, out))

@@ -5,8 +5,10 @@ import gzip
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import torch
 
-from mwplib.records import DamagedRecord, read_record, record_path, write_record
+from mwplib import train
+from mwplib.records import DamagedRecord, read_record, record_path, write_atomically, write_record
 
 
 def test_two_writers_of_one_record_never_collide_and_leave_no_temporary(tmp_path) -> None:
@@ -40,3 +42,23 @@ def test_a_damaged_record_is_set_aside_and_the_rest_still_read(tmp_path) -> None
     with pytest.warns(UserWarning, match="bad.json.gz: damaged record"):
         assert read_records([bad, good]) == [{"key": "good"}]
     assert bad.read_bytes() == b"truncated"  # left for git to restore
+
+
+def test_two_processes_saving_one_resume_state_never_collide(tmp_path) -> None:
+    """The second save starts while the first is mid-write (two workers on one run, as an H200 lease had)."""
+    path = tmp_path / "resume" / "abc.pt"
+
+    def first(out) -> None:
+        out.write(b"first")
+        write_atomically(path, lambda inner: inner.write(b"second"))
+
+    write_atomically(path, first)
+    assert path.read_bytes() == b"first" and [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_a_resume_state_is_saved_under_a_temporary_name_of_its_own(tmp_path) -> None:
+    path = tmp_path / "abc.pt"
+    path.with_suffix(".tmp").mkdir()  # where a shared temporary name would be: another process's, say
+    train._save_atomically({"history": [1]}, path)
+    assert torch.load(path)["history"] == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["abc.pt", "abc.tmp"]
