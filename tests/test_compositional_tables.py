@@ -143,3 +143,18 @@ def test_the_full_grid_runs_end_to_end_at_smoke_size():
     claims = findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da), table4,
                                     ladder)
     assert claims["finding"].nunique() == 7  # every claim of the paper that findings.compositional checks
+
+
+def test_a_run_whose_validation_falls_below_half_its_best_is_noted_as_collapsed():
+    fell = record(7)
+    fell["spec"] = {"model": "transformer"}
+    fell["history"] = [{"epoch": 1, "val_accuracy": 0.1}, {"epoch": 2, "val_accuracy": 0.72},
+                       {"epoch": 3, "val_accuracy": 0.3}, {"epoch": 4, "val_accuracy": 0.01}]
+    assert experiments.collapse([fell]) == "collapsed (transformer: 72.0 % validation at epoch 2, 1.0 % at epoch 4)"
+    fell["history"][-1]["val_accuracy"] = 0.36  # exactly half: a fall, not a collapse
+    assert experiments.collapse([fell]) == ""
+    fell["history"][-1]["val_accuracy"] = 0.0
+    table2 = experiments.table2({("Transformer", "mawps-iid"): [record(7)], ("Transformer", "mawps-comdiv"): [fell]},
+                                {}, get_profile("quick"))
+    notes = table2.set_index("split")["note"]
+    assert notes["I.I.D."] == "" and notes["ComDiv"].startswith("collapsed (transformer: 72.0 %")
