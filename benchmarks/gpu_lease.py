@@ -17,7 +17,7 @@ but building an SD set needs spaCy (its English model too big to carry). So buil
 
 A run's key hashes its problems, so a run on a carried SD set lands under the key it has here.
 With `--side-by-side N` at most N runs train at once, the rest queued in the order given; a queued run starts only
-while at least `--min-left` seconds remain before the deadline.
+while at least `--min-left` seconds remain before the deadline (the first starts regardless).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -88,17 +89,17 @@ def progress(label: str, profile_name: str, started: float, before: dict[str, An
     train, test, checksum = runs._profiled(train, test, profile, validation)
     record = runs.recorded(spec, train, test, profile, validation)
     if record is not None:
-        return {"recorded": True, "recorded_before_lease": bool(before and before.get("recorded")),
+        return {"key": spec.key(checksum), "recorded": True, "recorded_before_lease": bool(before and before.get("recorded")),
                 "epochs": len(record["history"]), "wall_seconds": record["timing"]["wall_seconds"],
                 "seconds_per_epoch": runs.epoch_seconds(record), "n_train": record["n_train"]}
     path = runs.resume_path(spec.key(checksum))
     if not path.exists():
-        return {"recorded": False, "epochs": 0, "n_train": len(train)}
+        return {"key": spec.key(checksum), "recorded": False, "epochs": 0, "n_train": len(train)}
     import torch
 
     history = torch.load(path, map_location="cpu", weights_only=False)["history"]
     added = len(history) - (before or {}).get("epochs", 0)
-    return {"recorded": False, "epochs": len(history), "n_train": len(train),
+    return {"key": spec.key(checksum), "recorded": False, "epochs": len(history), "n_train": len(train),
             "train_seconds_per_epoch": sum(h["seconds"] for h in history) / len(history),
             "lease_wall_seconds_per_epoch": (path.stat().st_mtime - started) / added if added > 0 else None}
 
@@ -111,6 +112,19 @@ def _progress_or_error(label: str, profile_name: str, started: float, before: di
         return progress(label, profile_name, started, before, sd_from)
     except Exception as error:  # noqa: BLE001 (reported in the summary, beside its worker's log)
         return {"error": f"{type(error).__name__}: {error}"}
+
+
+def _distinct_runs(before: dict[str, dict[str, Any]]) -> list[str]:
+    """The labels to train, one per run: a label whose run another label already names (MathEN's Seq2Seq member
+    on SD is the LSTM run itself) is left out with a message, since two workers on one run only race."""
+    first: dict[str, str] = {}
+    for label, report in before.items():
+        key = report.get("key", label)  # a label that cannot be read runs, and its worker's log says why
+        if key in first:
+            print(f"{label}: the same run as {first[key]} (key {key}); not trained twice", flush=True)
+        else:
+            first[key] = label
+    return list(first.values())
 
 
 def main() -> None:
@@ -131,16 +145,21 @@ def main() -> None:
         return
     if not args.runs:
         parser.error("name at least one METHOD:MODEL:DATASET")
-    if args.one:
+    if args.side_by_side < 0 or args.min_left >= args.deadline:
+        parser.error("--side-by-side must be >= 0 and --min-left below --deadline")
+    if args.one:  # a terminated worker unwinds, so a resume state it was writing leaves no temporary file
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         train_one(args.runs[0], args.profile, args.sd_from)
         return
     out = paths.BUILD / "lease"
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    before = {label: _progress_or_error(label, args.profile, started, sd_from=args.sd_from) for label in args.runs}
+    before = {label: _progress_or_error(label, args.profile, started, sd_from=args.sd_from)
+              for label in dict.fromkeys(args.runs)}
+    labels = _distinct_runs(before)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     sd = ["--sd-from", str(args.sd_from)] if args.sd_from else []
-    queue, workers, launched, ended = list(args.runs), {}, {}, {}
+    queue, workers, launched, ended = labels, {}, {}, {}
     with contextlib.ExitStack() as files:
         smi = shutil.which("nvidia-smi") and subprocess.Popen(
             ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv,noheader", "-l", "5"],
@@ -160,7 +179,7 @@ def main() -> None:
             for label, worker in workers.items():
                 if label not in ended and worker.poll() is not None:
                     ended[label] = time.time() - started
-                    print(f"{label}: exit {worker.returncode} after {ended[label]:.0f} s", flush=True)
+                    print(f"{label}: exit {worker.returncode}, {ended[label]:.0f} s into the lease", flush=True)
 
         launch()
         while len(ended) < len(workers) and time.time() - started < args.deadline:
@@ -175,7 +194,8 @@ def main() -> None:
         if smi:
             smi.terminate()
             smi.wait()
-    summary = {"elapsed_seconds": time.time() - started, "side_by_side": args.side_by_side or len(workers),
+    summary = {"elapsed_seconds": time.time() - started, "side_by_side": min(args.side_by_side or len(workers),
+                                                                           len(workers)),
                "never_started": queue,
                "runs": {label: {**_progress_or_error(label, args.profile, launched[label], before[label], args.sd_from),
                                 "started_after_seconds": launched[label] - started,

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import paths, quick_vs_full
 from .profiles import DEFAULT_PROFILE, PROFILES
 
 
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nFAILED: {', '.join(failed)} (executed copies under {paths.BUILD / 'notebooks' / args.profile})")
         return 1
     print(f"\nall {len(rows)} notebooks ok; outputs under {paths.BUILD / 'notebooks' / args.profile}")
+    if beside := quick_vs_full.write():
+        print(f"quick beside full: {beside}")
     return 0
 
 

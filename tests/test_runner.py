@@ -19,6 +19,7 @@ def _notebook(path, code: str, parameters: str = 'PROFILE = "quick"') -> None:
 def project(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
     monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
     paths.NOTEBOOKS.mkdir()
     _notebook(paths.NOTEBOOKS / "00_ok.ipynb", "assert PROFILE == 'smoke'")
     _notebook(paths.NOTEBOOKS / "01_broken.ipynb", "raise RuntimeError('boom in cell 2')")

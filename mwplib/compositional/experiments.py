@@ -321,8 +321,9 @@ def collapse(records: Sequence[dict[str, Any]]) -> str:
         history = [h for h in record["history"] if h["val_accuracy"] is not None and not math.isnan(h["val_accuracy"])]
         best = max(history, key=lambda h: h["val_accuracy"], default=None)
         if best is not None and history[-1]["val_accuracy"] < best["val_accuracy"] / 2:
-            notes.append(f"{record['spec']['model']}: {100 * best['val_accuracy']:.1f} % validation at epoch "
-                         f"{best['epoch']}, {100 * history[-1]['val_accuracy']:.1f} % at epoch {history[-1]['epoch']}")
+            model = record.get("spec", {}).get("model", "a member")
+            notes.append(f"{model}: {100 * best['val_accuracy']:.1f} % validation at epoch {best['epoch']}, "
+                         f"{100 * history[-1]['val_accuracy']:.1f} % at epoch {history[-1]['epoch']}")
     return "collapsed (" + "; ".join(notes) + ")" if notes else ""
 
 
