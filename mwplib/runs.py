@@ -257,27 +257,43 @@ def epoch_seconds(rec: Mapping[str, Any]) -> float:
     return timing["wall_seconds"] / max(1, len(rec["history"]) - timing.get("resumed_after_epoch", 0))
 
 
+#: The config fields that set a run's cost per problem (its width and batch), beyond its model and embedding.
+WIDTH = ("emb_dim", "hidden", "layers", "heads", "batch_size")
+
+
+def _width(config: Mapping[str, Any]) -> str:
+    return ",".join(f"{field}={config.get(field)}" for field in WIDTH)
+
+
+def _speed_keys(model: str, embedding: str, config: Mapping[str, Any], dataset: str) -> list[tuple[str, ...]]:
+    """Where a run's speed is looked up, most alike first: same width and dataset, same width, same dataset, any.
+    A width matters more than a dataset: MathEN's Seq2Seq (hidden 512, batch 64) runs at several times the cost
+    per problem of SVAMP's (hidden 256, batch 8)."""
+    width = _width(config)
+    return [(model, embedding, width, dataset), (model, embedding, width), (model, embedding, dataset),
+            (model, embedding)]
+
+
 def recorded_speeds(device: str | None = None) -> dict[tuple[str, ...], list[float]]:
     """Wall seconds (`epoch_seconds`) per training problem and epoch of every recorded run on `device`'s kind
-    (default: this machine's), by (model, embedding, dataset) and by (model, embedding): what
-    :func:`estimate_minutes` times a run by."""
+    (default: this machine's), under each of its :func:`_speed_keys`: what :func:`estimate_minutes` times a run by."""
     device = str(pick_device(device))
     seconds: dict[tuple[str, ...], list[float]] = {}
     whole = [path for path in (paths.RESULTS / "runs").glob(f"*/*/*/*{SUFFIX}")  # smoke: overhead dominates
              if path.parents[2].name in PROFILES and PROFILES[path.parents[2].name].train_limit is None]
     for rec in read_records(whole):
         if "spec" in rec and "timing" in rec and rec["device"] == device:
-            model, embedding = rec["spec"]["model"], rec["spec"]["config"]["embedding"]
-            for where in ((model, embedding, rec["spec"]["dataset"]), (model, embedding)):
+            spec = rec["spec"]
+            for where in _speed_keys(spec["model"], spec["config"]["embedding"], spec["config"], spec["dataset"]):
                 seconds.setdefault(where, []).append(epoch_seconds(rec) / rec["n_train"])
     return seconds
 
 
 def estimate_minutes(spec: RunSpec, n_train: int, epochs: int, speeds: dict[tuple[str, ...], list[float]]) -> float:
-    """`epochs` of `spec` on `n_train` problems at the median recorded speed of its model, embedding and dataset
-    (else any dataset) in `speeds` (:func:`recorded_speeds`); NaN where none is recorded."""
-    per_problem = (speeds.get((spec.model, spec.config.embedding, spec.dataset))
-                   or speeds.get((spec.model, spec.config.embedding)))
+    """`epochs` of `spec` on `n_train` problems at the median recorded speed of the most alike runs in `speeds`
+    (:func:`recorded_speeds`, :func:`_speed_keys`); NaN where no run of its model and embedding is recorded."""
+    keys = _speed_keys(spec.model, spec.config.embedding, asdict(spec.config), spec.dataset)
+    per_problem = next((speeds[key] for key in keys if speeds.get(key)), None)
     return statistics.median(per_problem) * n_train * epochs / 60 if per_problem else float("nan")
 
 

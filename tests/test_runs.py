@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 import subprocess
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pandas as pd
 import pytest
@@ -468,3 +468,19 @@ def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
     assert again["predictions"] == first["predictions"] and again["weights"] == first["weights"]
     assert [h["val_accuracy"] for h in again["history"]] == [h["val_accuracy"] for h in first["history"]]
     assert first["manifest"]["threads"] == torch.get_num_threads() == 1  # the suite trains on one thread
+
+
+def test_a_plan_times_a_run_by_runs_of_its_width_before_runs_of_its_dataset() -> None:
+    """MathEN's Seq2Seq (hidden 512, batch 64) on a new split: timed by Seq2Seq runs of that width, not by SVAMP's
+    other_widther ones; with none of its width, by its dataset's; with neither, by any run of its model."""
+    spec = _spec()
+    config = asdict(spec.config)
+    other_width = {**config, "hidden": config["hidden"] * 2}
+    speeds: dict = {}
+    for cfg, dataset, seconds in ((config, "other", 0.5), (other_width, "toy", 0.1), (other_width, "other", 0.1)):
+        for key in runs._speed_keys("seq2seq", cfg["embedding"], cfg, dataset):
+            speeds.setdefault(key, []).append(seconds)
+    assert runs.estimate_minutes(spec, 60, 2, speeds) == pytest.approx(0.5 * 60 * 2 / 60)
+    del speeds[runs._speed_keys("seq2seq", config["embedding"], config, "other")[1]]
+    assert runs.estimate_minutes(spec, 60, 2, speeds) == pytest.approx(0.1 * 60 * 2 / 60)  # its dataset's
+    assert math.isnan(runs.estimate_minutes(replace(spec, model="gts"), 60, 2, speeds))
