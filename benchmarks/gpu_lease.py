@@ -89,7 +89,8 @@ def progress(label: str, profile_name: str, started: float, before: dict[str, An
     train, test, checksum = runs._profiled(train, test, profile, validation)
     record = runs.recorded(spec, train, test, profile, validation)
     if record is not None:
-        return {"key": spec.key(checksum), "recorded": True, "recorded_before_lease": bool(before and before.get("recorded")),
+        return {"key": spec.key(checksum), "recorded": True,
+                "recorded_before_lease": bool(before and before.get("recorded")),
                 "epochs": len(record["history"]), "wall_seconds": record["timing"]["wall_seconds"],
                 "seconds_per_epoch": runs.epoch_seconds(record), "n_train": record["n_train"]}
     path = runs.resume_path(spec.key(checksum))

@@ -51,23 +51,26 @@ def matmul_peak_gflops(device: torch.device, size: int = 2048, repeats: int = 5)
 
 
 def encoder_gflop(model: torch.nn.Module, examples: list) -> float:
-    """Multiply-adds of the BiLSTM encoder over one epoch's real tokens, forward + backward (≈3× forward), in
-    GFLOP; 0 for models without one. Padding is not counted: this is the work any implementation must do."""
+    """Multiply-adds of the bidirectional RNN encoder over one epoch's real tokens, forward + backward (≈3×
+    forward), in GFLOP; 0 for models without one. Padding is not counted: this is the work any implementation must
+    do. An LSTM has 4 gates, a GRU 3."""
     encoder = getattr(model, "encoder", None)
     if not isinstance(encoder, RNNEncoder):
         return 0.0
-    lstm, tokens = encoder.lstm, sum(e.n_words for e in examples)
-    per_token = sum(2 * 4 * lstm.hidden_size * (lstm.input_size if layer == 0 else 2 * lstm.hidden_size)
-                    + 2 * 4 * lstm.hidden_size * lstm.hidden_size for layer in range(lstm.num_layers))
+    rnn, tokens, gates = encoder.rnn, sum(e.n_words for e in examples), 4 if encoder.cell == "lstm" else 3
+    per_token = sum(2 * gates * rnn.hidden_size * (rnn.input_size if layer == 0 else 2 * rnn.hidden_size)
+                    + 2 * gates * rnn.hidden_size * rnn.hidden_size for layer in range(rnn.num_layers))
     return 3 * 2 * per_token * tokens / 1e9  # 2 directions; 2 FLOP per multiply-add; ×3 for backward
 
 
 def measure(name: str, batch_size: int | None, epochs: int, beam: int, dataset: str, device: str | None,
-            embedding: str = "scratch", precision: str = "fp32", fold: int = 0, bucketed: str = ""
-            ) -> dict[str, float]:
+            embedding: str = "scratch", precision: str = "fp32", fold: int = 0, bucketed: str = "",
+            cell: str = "lstm") -> dict[str, float]:
     seed_everything(1)
     split = load_cv(dataset)[fold]
     config = replace(paper_config(name, embedding), precision=precision)
+    if cell != "lstm":
+        config = replace(config, encoder_cell=cell)  # GTS's field; other models refuse it by name
     if embedding == "scratch":
         hidden, ref_batch = REFERENCE[name]
         config = replace(config, hidden=hidden, batch_size=batch_size or ref_batch)
@@ -134,6 +137,8 @@ def main() -> None:
                         help="batches of problems of similar length, a probe (other batches than `train_model` forms): "
                              "fixed ones, their order shuffled each epoch, or re-drawn each epoch by sorting shuffled "
                              f"chunks of {CHUNK} batches by length")
+    parser.add_argument("--cell", choices=["lstm", "gru"], default="lstm",
+                        help="GTS's encoder cell (gru: MWPToolkit's and the original GTS's; a labelled variant)")
     parser.add_argument("--folds", type=int, nargs="+", default=[0],
                         help="cross-validation folds, each measured from the same seed (e.g. 0 1 2 3 4 to compare "
                              "precisions' accuracy fold by fold)")
@@ -143,10 +148,11 @@ def main() -> None:
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, device {device_name()}, "
           f"torch threads {torch.get_num_threads()}, dataset {args.dataset}, embedding {args.embedding}, "
           f"training precision {args.precision}{f', length-bucketed batches ({args.bucketed})' if args.bucketed else ''}, "
+          f"encoder cell {args.cell}, "
           f"fp32 matmul peak {peak:.0f} GFLOP/s")
     for name, fold in ((name, fold) for name in args.models for fold in args.folds):
         row = measure(name, args.batch_size, args.epochs, args.beam, args.dataset, args.device, args.embedding,
-                      args.precision, fold, args.bucketed)
+                      args.precision, fold, args.bucketed, args.cell)
         print(f"{name:12s} fold {fold} batch {row['batch']:3d} hidden {row['hidden']:3d}: "
               f"train {row['train_problems_per_s']:7.1f} problems/s ({row['seconds_per_epoch']:6.1f} s/epoch, "
               f"{row['epoch_range'][0]:.1f}-{row['epoch_range'][1]:.1f} after the first), "
@@ -154,7 +160,8 @@ def main() -> None:
               f"test accuracy after {args.epochs} epochs {100 * row['test_accuracy']:.1f} %")
         if row["encoder_gflop"]:
             floor = row["encoder_gflop"] / peak
-            print(f"{'':12s} BiLSTM encoder: {row['encoder_gflop']:.0f} GFLOP/epoch, at least {floor:.1f} s/epoch "
+            print(f"{'':12s} Bi{args.cell.upper()} encoder: {row['encoder_gflop']:.0f} GFLOP/epoch, "
+                  f"at least {floor:.1f} s/epoch "
                   f"at the matmul peak ({100 * floor / row['seconds_per_epoch']:.0f} % of the measured epoch)")
 
 

@@ -29,7 +29,7 @@ from .models import MODELS, ModelConfig
 #: share the table (no name is both).
 ADDED: dict[str, object] = {"patience": 0, "weight_decay": 0.0, "lr_halving": 0, "max_grad_norm": 5.0,
                             "precision": "fp32", "indexed_numbers": False, "pretrained_input_dropout": True,
-                            "warmup_steps": 0}
+                            "warmup_steps": 0, "encoder_cell": "lstm"}
 
 #: Renamed config fields, per config class: today's attribute name -> the name descriptions keep (none yet; e.g.
 #: ``{"TransformerConfig": {"ffn_width": "hidden"}}`` would let the Transformer's feed-forward width say so).

@@ -49,7 +49,8 @@ def test_gpu_lease_reads_a_carried_sd_split_as_the_one_built_here(tmp_path, monk
 
 
 def _problem(id_: str) -> Problem:
-    return Problem(id_, "Tom has 3 apples and 2 pears.", "How many fruits?", "x=3+2", 5.0, ("3", "2"), ("+", "N0", "N1"))
+    return Problem(id_, "Tom has 3 apples and 2 pears.", "How many fruits?", "x=3+2", 5.0, ("3", "2"),
+                   ("+", "N0", "N1"))
 
 
 def test_gpu_lease_trains_each_run_once_though_two_labels_name_it(capsys):

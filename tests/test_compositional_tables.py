@@ -164,5 +164,6 @@ def test_collapse_reads_members_apart_and_skips_epochs_without_validation():
     steady, fell = record(7), record(7)
     fell["history"] = [{"epoch": 1, "val_accuracy": float("nan")}, {"epoch": 2, "val_accuracy": 0.6},
                        {"epoch": 3, "val_accuracy": 0.1}]
-    assert experiments.collapse([steady, fell]) == "collapsed (a member: 60.0 % validation at epoch 2, 10.0 % at epoch 3)"
+    assert experiments.collapse([steady, fell]) == ("collapsed (a member: 60.0 % validation at epoch 2, "
+                                                     "10.0 % at epoch 3)")
     assert experiments.collapse([{"history": [{"epoch": 1, "val_accuracy": None}]}]) == ""

@@ -62,3 +62,26 @@ def test_rows_without_words_get_zero_outputs_and_states(lengths):
     for row, n in enumerate(lengths):
         parts = [outputs[row], summary[row], h[:, row], c[:, row]]
         assert all((part.abs().sum() > 0) == (n > 0) for part in parts)
+
+
+@pytest.mark.parametrize("call_cost", [0, 64])
+@pytest.mark.parametrize("lengths", [[5, 3, 3, 1, 7], [9, 2, 6, 6, 3, 8, 1, 4, 7, 5, 2], [3, 0]])
+def test_gru_encoder_matches_packed_gru(lengths, call_cost, monkeypatch):
+    monkeypatch.setattr(encoder_module, "CALL_COST", call_cost)
+    torch.manual_seed(0)
+    encoder = RNNEncoder(6, 8, layers=2, dropout=0.0, cell="gru").eval()
+    mask = torch.arange(max(lengths))[None, :] < torch.tensor(lengths)[:, None]
+    x = torch.randn(len(lengths), max(lengths), 6, requires_grad=True)
+    outputs, summary, final = encoder(x, mask)
+    worded = torch.tensor(lengths) > 0
+    packed = pack_padded_sequence(x[worded], torch.tensor(lengths)[worded], batch_first=True, enforce_sorted=False)
+    ref, _ = pad_packed_sequence(encoder.gru(packed)[0], batch_first=True, total_length=mask.shape[1])
+    torch.testing.assert_close(outputs[worded], ref[..., :8] + ref[..., 8:])
+    assert final is None and not outputs[~worded].any()
+    grad = torch.autograd.grad(outputs.sum(), x)[0]
+    ref_grad = torch.autograd.grad((ref[..., :8] + ref[..., 8:]).sum(), x)[0]
+    torch.testing.assert_close(grad, ref_grad)
+    with pytest.raises(ValueError, match="GRU encoder has no final"):
+        encoder(x, mask, final_state=True)
+    with pytest.raises(ValueError, match="unknown encoder cell 'rnn'"):
+        RNNEncoder(6, 8, layers=1, dropout=0.0, cell="rnn")

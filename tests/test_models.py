@@ -1,6 +1,7 @@
 """Each solver learns a fixed 20-problem set; beam search emits only well-formed expressions."""
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -11,7 +12,7 @@ from mwplib.models import build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.models.beam import beam_search
 from mwplib.problem import Problem
-from mwplib.train import predict, train_model
+from mwplib.train import make_optimizer, predict, train_model, train_step
 
 _TEMPLATES = (
     ("Tom has {a} apples and buys {b} more apples.", "How many apples does he have now?", ("+", "N0", "N1")),
@@ -192,3 +193,14 @@ def test_pretrained_input_dropout_is_a_switch_for_pretrained_embeddings_only() -
     assert (config.input_dropout(True), off.input_dropout(True), off.input_dropout(False)) == (0.5, 0.0, 0.5)
     model = build_model("gts", off, toy_problems(6))  # scratch embeddings: their dropout stays
     assert model.encoder.dropout.p == 0.5
+
+
+def test_gts_trains_with_a_gru_encoder_and_other_models_refuse_the_field() -> None:
+    config = replace(fast_config("gts"), encoder_cell="gru")
+    problems = toy_problems(8)
+    model = build_model("gts", config, problems)
+    assert isinstance(model.encoder.rnn, torch.nn.GRU) and "encoder.gru.weight_ih_l0" in model.state_dict()
+    batch = collate([model.prepare(p) for p in problems[:4]], model.embedder)
+    assert math.isfinite(train_step(model, make_optimizer(model, config), batch, config.max_grad_norm))
+    with pytest.raises(TypeError, match="encoder_cell"):
+        replace(fast_config("seq2seq"), encoder_cell="gru")

@@ -1,4 +1,4 @@
-"""The bidirectional LSTM encoder shared by Seq2Seq, GTS and Graph2Tree (directions summed, as GTS).
+"""The bidirectional LSTM (or GRU) encoder shared by Seq2Seq, GTS and Graph2Tree (directions summed, as GTS).
 
 Why not `nn.LSTM` over packed sequences: on CPU, packed input falls back to a loop of small matrix products per
 time step, while a padded batch runs in one oneDNN kernel call per layer and direction, 2–3× faster forward and
@@ -40,6 +40,12 @@ def _lstm(x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor], weights: li
     return torch.lstm(x, state, weights, True, 1, 0.0, training, False, True)
 
 
+def _gru(x: torch.Tensor, state: tuple[torch.Tensor], weights: list[torch.Tensor], training: bool
+         ) -> tuple[torch.Tensor, torch.Tensor]:
+    """As :func:`_lstm` for a GRU, whose state is h alone."""
+    return torch.gru(x, state[0], weights, True, 1, 0.0, training, False, True)
+
+
 #: What one oneDNN LSTM call (forward + backward) costs beyond its arithmetic, in row-steps (one row advanced one
 #: time step). Measured on this project's 2-core CPU: 54 (hidden 256) to 86 (hidden 512, input 1024) — most of it
 #: handles the weights, so splitting a batch into many small calls loses more than the padding it saves.
@@ -79,10 +85,12 @@ def _inert_padding(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.T
 
 
 def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.Tensor], training: bool,
-                    exact_state: bool) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
+                    exact_state: bool, cell: str = "lstm"
+                    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
     """One layer, one direction over rows whose real tokens come first: the rows, sorted longest first, run in time
     windows (`_window_ends`), each only over the rows that have not ended before it. Outputs at real positions are
-    exact; with `exact_state` padding is inert, so each row's (h, c) is the one after its own last token."""
+    exact; with `exact_state` (an LSTM's only) padding is inert, so each row's (h, c) is the one after its own last
+    token. A GRU (`cell="gru"`) runs the same windows over its one state."""
     batch, steps, hidden = x.shape[0], x.shape[1], weights[1].shape[1]
     order = torch.argsort(lengths, descending=True, stable=True)
     x, lengths = x[order], lengths[order]
@@ -90,15 +98,16 @@ def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.
     if exact_state:
         x, weights = _inert_padding(x, lengths, weights)
     worded = sum(1 for n in sorted_lengths if n > 0)  # rows without words (an emptied text) never run
-    state = (x.new_zeros(1, worded, hidden), x.new_zeros(1, worded, hidden))
+    step, parts = (_lstm, 2) if cell == "lstm" else (_gru, 1)
+    state = tuple(x.new_zeros(1, worded, hidden) for _ in range(parts))
     outputs, finished_c = [], []
     start, active = 0, worded
     for end in _window_ends(sorted_lengths, CALL_COST):
-        out, h, c = _lstm(x[:active, start:end], state, weights, training)
+        out, *last = step(x[:active, start:end], state, weights, training)
         outputs.append(F.pad(out, (0, 0, 0, 0, 0, batch - active)))
         still = sum(1 for n in sorted_lengths[:active] if n > end)
-        finished_c.append(c[:, still:active])
-        state, start, active = (h[:, :still], c[:, :still]), end, still
+        finished_c.append(last[-1][:, still:active])
+        state, start, active = tuple(part[:, :still] for part in last), end, still
     out = torch.cat(outputs, 1) if outputs else x.new_zeros(batch, 0, hidden)
     out = F.pad(out, (0, 0, 0, steps - out.shape[1]))
     inverse = torch.argsort(order)
@@ -110,33 +119,44 @@ def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.
 
 
 class RNNEncoder(nn.Module):
-    def __init__(self, in_dim: int, hidden: int, layers: int, dropout: float, input_dropout: float | None = None
-                 ) -> None:
-        """`input_dropout` (default: `dropout`) applies to the embeddings fed in, `dropout` between layers."""
+    def __init__(self, in_dim: int, hidden: int, layers: int, dropout: float, input_dropout: float | None = None,
+                 cell: str = "lstm") -> None:
+        """`input_dropout` (default: `dropout`) applies to the embeddings fed in, `dropout` between layers. `cell`
+        "gru" (the original GTS's, and MWPToolkit's) has no cell state, so it gives no `final_state`."""
         super().__init__()
-        self.hidden, self.layers = hidden, layers
+        if cell not in ("lstm", "gru"):
+            raise ValueError(f"unknown encoder cell {cell!r}; choose lstm or gru")
+        self.hidden, self.layers, self.cell = hidden, layers, cell
         self.dropout = Dropout(dropout if input_dropout is None else input_dropout)
-        self.lstm = nn.LSTM(in_dim, hidden, layers, batch_first=True, bidirectional=True,
-                            dropout=dropout if layers > 1 else 0.0)
+        rnn = nn.LSTM if cell == "lstm" else nn.GRU  # kept under its own name: checkpoints say `lstm.` or `gru.`
+        setattr(self, cell, rnn(in_dim, hidden, layers, batch_first=True, bidirectional=True,
+                                dropout=dropout if layers > 1 else 0.0))
+
+    @property
+    def rnn(self) -> nn.LSTM | nn.GRU:
+        return getattr(self, self.cell)
 
     def _weights(self, layer: int, suffix: str) -> list[torch.Tensor]:
-        return [getattr(self.lstm, f"{name}_l{layer}{suffix}")
+        return [getattr(self.rnn, f"{name}_l{layer}{suffix}")
                 for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
 
     def forward(self, embedded: torch.Tensor, mask: torch.Tensor, final_state: bool = False
                 ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
         """Returns outputs (B, T, H), the problem summary (B, H) = last forward + first backward state, and,
         if `final_state`, the final (h, c) per layer with directions summed, (layers, B, H) each."""
+        if final_state and self.cell != "lstm":
+            raise ValueError("a GRU encoder has no final (h, c): Seq2Seq's decoder needs an LSTM encoder")
         lengths = mask.sum(1)
         reverse = reversal_index(mask)
         x = self.dropout(embedded)
         finals: list[tuple[torch.Tensor, torch.Tensor]] = []
         for layer in range(self.layers):
             if layer:
-                x = dropout(x, self.lstm.dropout, self.training)
+                x = dropout(x, self.rnn.dropout, self.training)
             directions = []
             for suffix, inputs in (("", x), ("_reverse", _take(x, reverse))):
-                out, hc = _lstm_by_length(inputs, lengths, self._weights(layer, suffix), self.training, final_state)
+                out, hc = _lstm_by_length(inputs, lengths, self._weights(layer, suffix), self.training, final_state,
+                                          self.cell)
                 directions.append(out)
                 if hc is not None:
                     finals.append(hc)

@@ -19,6 +19,9 @@ class GTSConfig(ModelConfig):
     hidden: int = 512
     dropout: float = 0.5
     op_dim: int = 128  # operator embeddings of the tree decoder
+    # "gru": the encoder of the original GTS (Xie & Sun 2019) and MWPToolkit's, 3 gates to the LSTM's 4; "lstm" is
+    # SVAMP's code's and every recorded run's. A speed probe for a like-for-like race with MWPToolkit.
+    encoder_cell: str = "lstm"
 
     @classmethod
     def paper(cls, pretrained: bool, embedding: str = "minilm") -> "GTSConfig":
@@ -33,7 +36,7 @@ class GTS(MWPModel):
         super().__init__()
         self.config, self.embedder, self.out_vocab = config, embedder, out_vocab
         self.encoder = RNNEncoder(embedder.dim, config.hidden, config.layers, config.dropout,
-                                  config.input_dropout(embedder.pretrained))
+                                  config.input_dropout(embedder.pretrained), config.encoder_cell)
         self.tree = TreeDecoder(out_vocab, config.hidden, config.op_dim, config.dropout)
 
     def encode(self, batch: Batch) -> Encoded:
