@@ -87,20 +87,21 @@ def progress(label: str, profile_name: str, started: float, before: dict[str, An
     spec, train, validation, test = _member(label, profile_name, sd_from)
     profile = get_profile(profile_name)
     train, test, checksum = runs._profiled(train, test, profile, validation)
+    key = spec.key(checksum)
     record = runs.recorded(spec, train, test, profile, validation)
     if record is not None:
-        return {"key": spec.key(checksum), "recorded": True,
+        return {"key": key, "recorded": True,
                 "recorded_before_lease": bool(before and before.get("recorded")),
                 "epochs": len(record["history"]), "wall_seconds": record["timing"]["wall_seconds"],
                 "seconds_per_epoch": runs.epoch_seconds(record), "n_train": record["n_train"]}
-    path = runs.resume_path(spec.key(checksum))
+    path = runs.resume_path(key)
     if not path.exists():
-        return {"key": spec.key(checksum), "recorded": False, "epochs": 0, "n_train": len(train)}
+        return {"key": key, "recorded": False, "epochs": 0, "n_train": len(train)}
     import torch
 
     history = torch.load(path, map_location="cpu", weights_only=False)["history"]
     added = len(history) - (before or {}).get("epochs", 0)
-    return {"key": spec.key(checksum), "recorded": False, "epochs": len(history), "n_train": len(train),
+    return {"key": key, "recorded": False, "epochs": len(history), "n_train": len(train),
             "train_seconds_per_epoch": sum(h["seconds"] for h in history) / len(history),
             "lease_wall_seconds_per_epoch": (path.stat().st_mtime - started) / added if added > 0 else None}
 

@@ -9,7 +9,6 @@ where the profile trains none.
 from __future__ import annotations
 
 import functools
-import math
 import statistics
 import time
 from typing import Any, Iterator, Sequence
@@ -318,7 +317,7 @@ def collapse(records: Sequence[dict[str, Any]]) -> str:
     comes from before the fall, which the table must say. Empty when no member fell."""
     notes = []
     for record in records:
-        history = [h for h in record["history"] if h["val_accuracy"] is not None and not math.isnan(h["val_accuracy"])]
+        history = [h for h in record["history"] if not pd.isna(h["val_accuracy"])]
         best = max(history, key=lambda h: h["val_accuracy"], default=None)
         if best is not None and history[-1]["val_accuracy"] < best["val_accuracy"] / 2:
             model = record.get("spec", {}).get("model", "a member")

@@ -56,7 +56,7 @@ _INERT = 1e4
 
 
 def _window_ends(sorted_lengths: list[int], call_cost: float) -> list[int]:
-    """The time windows of `_lstm_by_length` (their ends, ascending) that minimise the modelled cost: each call
+    """The time windows of `_rnn_by_length` (their ends, ascending) that minimise the modelled cost: each call
     costs `call_cost` plus its row-steps, a window running every row that has not ended before it starts."""
     ends = sorted(set(sorted_lengths) - {0})
     starts = [0] + ends
@@ -84,7 +84,7 @@ def _inert_padding(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.T
             [torch.cat([weights[0], column[:, None]], 1), *weights[1:]])
 
 
-def _lstm_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.Tensor], training: bool,
+def _rnn_by_length(x: torch.Tensor, lengths: torch.Tensor, weights: list[torch.Tensor], training: bool,
                     exact_state: bool, cell: str = "lstm"
                     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
     """One layer, one direction over rows whose real tokens come first: the rows, sorted longest first, run in time
@@ -155,7 +155,7 @@ class RNNEncoder(nn.Module):
                 x = dropout(x, self.rnn.dropout, self.training)
             directions = []
             for suffix, inputs in (("", x), ("_reverse", _take(x, reverse))):
-                out, hc = _lstm_by_length(inputs, lengths, self._weights(layer, suffix), self.training, final_state,
+                out, hc = _rnn_by_length(inputs, lengths, self._weights(layer, suffix), self.training, final_state,
                                           self.cell)
                 directions.append(out)
                 if hc is not None:
