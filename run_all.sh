@@ -46,7 +46,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 [ "$setup_only" = 1 ] && exit 0
 
-export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" MPLBACKEND=Agg PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
+export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 .venv/bin/python -m mwplib.runner --profile "$profile" ${from_records[@]+"${from_records[@]}"} \
   ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
 exec .venv/bin/python -m mwplib.book --profile "$profile" ${only[@]+"${only[@]}"}

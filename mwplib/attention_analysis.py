@@ -200,13 +200,12 @@ def weight_table(weights: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
                          for (emb, dataset), values in weights.items()])
 
 
-def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: Profile) -> list[str]:
-    """Save the attention heatmap of each example in `ids` as figure ``03_attention_<id>``; returns the names."""
+def save_heatmaps(solutions: dict[str, Solution], ids: Sequence[str], profile: Profile) -> None:
+    """Save (and in a notebook show) the attention heatmap of each example in `ids` as figure
+    ``03_attention_<id>``."""
     import matplotlib.pyplot as plt
 
-    names = []
     for example_id in ids:
         fig = plot_attention(solutions[example_id], f"{example_id}: {solutions[example_id].equation}")
-        names.append(save_figure(fig, f"03_attention_{example_id}", profile).stem)
+        save_figure(fig, f"03_attention_{example_id}", profile)
         plt.close(fig)
-    return names

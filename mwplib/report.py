@@ -5,9 +5,11 @@ for every figure, and :func:`record` (fed by :func:`headline`) for the numbers t
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -68,29 +70,61 @@ def show(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".
     return _headed(frame)
 
 
-def save_figure(fig: Any, name: str, profile: Profile) -> Path:
-    """Save a matplotlib figure as PNG and PDF under figures/<profile>/ and return the PNG path."""
+def save_figure(fig: Any, name: str, profile: Profile) -> None:
+    """Save a matplotlib figure as PNG and PDF under figures/<profile>/ and, in a notebook kernel, show it there.
+
+    Returns nothing: a cell ending with this call shows the figure, not a path of this machine. What it shows is
+    the saved PNG itself, so the notebook (and the book made from it) shows exactly the committed figure."""
     out = paths.figures_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out / f"{name}.png", dpi=150, bbox_inches="tight")
+    png = out / f"{name}.png"
+    fig.savefig(png, dpi=150, bbox_inches="tight")
     # No creation date: re-running a notebook must not change a committed figure that did not change.
     fig.savefig(out / f"{name}.pdf", bbox_inches="tight", metadata={"CreationDate": None})
-    return out / f"{name}.png"
+    if _in_kernel():
+        _display_png(fig, png.read_bytes())
 
 
-def record(notebook: str, profile: Profile, **metrics: float | int | str) -> Path:
+def show_figure(fig: Any) -> None:
+    """Show a figure that is not saved (e.g. notebook 03's "Try it" heatmap) inline in a notebook kernel; a no-op
+    elsewhere. A figure inside a dict or list would only print as ``<Figure size ...>``."""
+    if _in_kernel():
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", bbox_inches="tight")
+        _display_png(fig, buffer.getvalue())
+
+
+def _in_kernel() -> bool:
+    """Whether this runs in a Jupyter kernel (papermill's too): only there does `display` reach a notebook; a plain
+    script or test (headless, MPLBACKEND=Agg) must neither print a repr nor close the caller's figure."""
+    ipython = sys.modules.get("IPython")  # a kernel has imported it; a plain script need not import it here
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def _display_png(fig: Any, png: bytes) -> None:
+    """Display `png` as an image output, then close `fig`: the inline backend would otherwise show it a second
+    time at the end of the cell. A PNG rather than the figure object, so it shows whatever MPLBACKEND the kernel
+    was started with (under Agg a displayed figure is only its text repr)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    display(Image(data=png, format="png"))
+    plt.close(fig)
+
+
+def record(notebook: str, profile: Profile, **metrics: float | int | str) -> None:
     """Write a notebook's headline metrics to results/metrics/<profile>/<notebook>.json (read back by the tests).
 
     The file is replaced, not merged: a notebook records everything in one call, and a metric of a run since
-    removed must not outlive it."""
+    removed must not outlive it. Returns nothing: the notebook's last cell ends with it, and must not print a path
+    of this machine."""
     for key, value in metrics.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"metric {key} of {notebook} is {value}")
     out = paths.metrics_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{notebook}.json"
-    path.write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
-    return path
+    (out / f"{notebook}.json").write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
 
 
 def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str = "", column: str = "ours") -> dict[str, float]:

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import paths, quick_vs_full
 from .profiles import DEFAULT_PROFILE, PROFILES
@@ -19,6 +21,8 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 COMMITTED_RENDERS: dict[str, dict[str, dict[str, Any]]] = {
     "full": {"04_svamp": {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}},
 }
+#: matplotlib's backend in a notebook kernel: the inline one, whatever this process uses (tests run under Agg).
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 def notebooks(only: list[str] | None = None) -> list[Path]:
@@ -51,9 +55,26 @@ def execute_notebook(stem: str, profile: str, *, progress: bool = False, **param
     out_dir = paths.BUILD / "notebooks" / profile
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
-    papermill.execute_notebook(str(source), str(target), parameters={"PROFILE": profile, **parameters},
-                               kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS), progress_bar=progress)
+    with _kernel_backend(INLINE_BACKEND):
+        papermill.execute_notebook(str(source), str(target), parameters={"PROFILE": profile, **parameters},
+                                   kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS),
+                                   progress_bar=progress)
     return target
+
+
+@contextlib.contextmanager
+def _kernel_backend(backend: str) -> Iterator[None]:
+    """MPLBACKEND set to `backend` while a kernel starts: the kernel inherits this process's environment, and an
+    MPLBACKEND=Agg there (a headless test process, a user's shell) would keep its figures out of the notebook."""
+    before = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = backend
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["MPLBACKEND"]
+        else:
+            os.environ["MPLBACKEND"] = before
 
 
 def from_records(notebook: Path, profile: str) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import functools
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -35,8 +38,31 @@ def execute_notebook(stem: str, profile: str = "smoke", **parameters: Any) -> di
     """
     stale = paths.metrics_dir(profile) / f"{stem}.json"
     stale.unlink(missing_ok=True)
-    _execute(stem, profile, **parameters)
+    start = time.time() - 1  # file times may lag the clock a little
+    executed = _execute(stem, profile, **parameters)
+    saved = [png.name for png in paths.figures_dir(profile).glob("*.png") if png.stat().st_mtime >= start]
+    problems = figure_output_problems(executed, saved)
+    assert not problems, f"{stem}: " + "; ".join(problems)
     return load_metrics(stem, PROFILES[profile])
+
+
+def figure_output_problems(executed: Path, saved: list[str]) -> list[str]:
+    """What keeps an executed notebook from reading as a page with its figures: fewer image outputs than the
+    figures (`saved`, PNG names) its run wrote, or an output that prints a path object or this machine's path of
+    the repository (what a cell ending with a returned path shows in place of the figure). Standard error is not
+    read: a library's warning names its own file, under .venv/."""
+    outputs = [output for cell in json.loads(executed.read_text())["cells"] for output in cell.get("outputs", [])]
+    images = sum("image/png" in output.get("data", {}) for output in outputs)
+    problems = [f"{images} image outputs for {len(saved)} saved figures {sorted(saved)}"] if images < len(saved) else []
+    for output in (output for output in outputs if output.get("name") != "stderr"):
+        texts = [output.get("text", "")] + [value for mime, value in output.get("data", {}).items()
+                                            if mime.startswith("text/")]
+        text = "".join("".join(t) if isinstance(t, list) else t for t in texts)
+        for bad in ("PosixPath(", str(paths.ROOT)):
+            if bad in text:
+                line = next(line for line in text.splitlines() if bad in line)
+                problems.append(f"an output prints {bad!r}: {line.strip()[:200]}")
+    return problems
 
 
 def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -> dict[str, float]:

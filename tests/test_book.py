@@ -115,3 +115,24 @@ def test_every_page_of_the_smoke_book_loads_in_a_browser_with_its_tables_and_ima
     finally:
         driver.quit()
         server.shutdown()
+
+
+def test_a_figure_shown_as_its_path_is_caught(tmp_path):
+    """The check every notebook test runs on its executed notebook (`notebook_runner.figure_output_problems`): a
+    saved figure needs an image in the page, and no output may print a path object or this machine's repository."""
+    from notebook_runner import figure_output_problems
+
+    def executed(*outputs: dict) -> Path:
+        path = tmp_path / "nb.ipynb"
+        path.write_text(json.dumps(_notebook([{"cell_type": "code", "execution_count": 1, "id": "c", "metadata": {},
+                                               "source": "", "outputs": list(outputs)}])))
+        return path
+
+    path_repr = {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                 "data": {"text/plain": f"PosixPath('{paths.FIGURES}/quick/04_accuracy_by_variation.png')"}}
+    image = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo=",
+                                                                      "text/plain": "<IPython.core.display.Image>"}}
+    warning = {"output_type": "stream", "name": "stderr", "text": f"{paths.ROOT}/.venv/lib/tqdm/auto.py: TqdmWarning"}
+    assert len(figure_output_problems(executed(path_repr), ["04_accuracy_by_variation.png"])) == 3
+    assert figure_output_problems(executed(image, warning), ["04_accuracy_by_variation.png"]) == []
+    assert figure_output_problems(executed(), []) == []

@@ -62,8 +62,10 @@ def test_save_figure_png_and_pdf(tmp_root):
 
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    png = report.save_figure(fig, "line", SMOKE)
+    assert report.save_figure(fig, "line", SMOKE) is None  # a cell ending with it shows the figure, not a path
+    png = paths.figures_dir("smoke") / "line.png"
     assert png.exists() and png.with_suffix(".pdf").exists()
+    assert plt.fignum_exists(fig.number)  # outside a kernel nothing is shown, and the caller's figure stays open
 
 
 def test_profiles_are_ordered_by_cost():
