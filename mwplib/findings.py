@@ -26,6 +26,10 @@ from .svamp_tables import WITHOUT_SVAMP, first_best
 #: paper's effect is there, not only its sign); below it the verdict says "smaller" and gives the ratio.
 SIZE = 0.5
 
+#: The largest exact McNemar p-value at which a difference of two runs on one test set counts as a difference
+#: (`analysis.paired_difference`): above it the verdict reads "within noise", whatever its size.
+SIGNIFICANCE = 0.05
+
 #: "A large fraction" (§1, of question-removed problems) and "the majority" (§1, §4.2, of the bag-of-words
 #: model's), read as over half, in %.
 MAJORITY = 50.0
@@ -109,8 +113,23 @@ def _beyond_noise(row: dict[str, Any], side: Cell) -> dict[str, Any]:
     return row
 
 
+def _significant(row: dict[str, Any], paired: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
+    """`row` (two runs on one test set) with its McNemar p-value from `paired` (the row of `paired` whose key
+    columns equal `keys`), judged "within noise" instead of a verdict when p ≥ :data:`SIGNIFICANCE`."""
+    found = _matching(paired, keys) if paired is not None and len(paired) else pd.DataFrame()
+    if found.empty:
+        return row
+    p = float(found["McNemar p"].iloc[0])
+    row = {**row, "p": p}
+    if row["holds"] in ("yes", "no") and p >= SIGNIFICANCE:
+        row["holds"] = f"within noise (McNemar p = {p:.2f}, n = {int(found['n'].iloc[0])})"
+    return row
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame([_in_size(row) for row in rows], columns=["finding", "comparison", "paper", "ours", "holds"])
+    """The findings table; a ``p`` column (a paired test's p-value) where any row has one."""
+    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if any("p" in r for r in rows) else [])
+    return pd.DataFrame([_in_size(row) for row in rows], columns=columns)
 
 
 def _distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
@@ -397,13 +416,15 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
     return _frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10)])
 
 
-def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame
-                  ) -> pd.DataFrame:
+def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame,
+                  paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 06 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
     harder than lexical
     ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
-    rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only)."""
+    rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
+    `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base and
+    of each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`."""
     zh = table2[table2["run dataset"].isin(["", "sd-zh"]) | ~table2["dataset"].eq("SD")]
     rows = []
     for k in _distinct(zh[zh["split"].isin(["ComDiv", "test"])], ["method", "dataset"]):
@@ -421,8 +442,10 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     for k in _distinct(zh[zh["method"].str.endswith("+DA") & zh["split"].isin(["ComDiv", "test"])],
                        ["method", "dataset", "split"]):
         base = k["method"].removesuffix("+DA")
-        rows.append(comparison("data augmentation helps (Table II)", f"{k['method']} − {base}: {k['dataset']} "
-                               f"{k['split']}", (zh, k), (zh, {**k, "method": base})))
+        run_dataset = cell_dataset(zh, k)
+        rows.append(_significant(comparison("data augmentation helps (Table II)", f"{k['method']} − {base}: "
+                                            f"{k['dataset']} {k['split']}", (zh, k), (zh, {**k, "method": base})),
+                                 paired, a=k["method"], b=base, **{"run dataset": run_dataset}))
         if k["dataset"] == "SD":
             comdiv = zh[(zh["method"] == k["method"]) & (zh["split"] == "ComDiv")]
             for pool in comdiv["dataset"].drop_duplicates():
@@ -444,11 +467,19 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     for _, row in table4.iterrows() if len(table4) else ():
         full = table4[(table4["dataset"] == row["dataset"]) & (table4["variant"] == "+DA")]
         if row["variant"] != "+DA" and len(full):
-            rows.append(_row("removing the ranker or an operation lowers +DA (Table IV)",
-                             f"{row['dataset']}: +DA − ({row['variant']})",
-                             full["paper (MathEN)"].iloc[0] - row["paper (MathEN)"], full["ours"].iloc[0] - row["ours"],
-                             sized=True))
+            rows.append(_significant(_row("removing the ranker or an operation lowers +DA (Table IV)",
+                                          f"{row['dataset']}: +DA − ({row['variant']})",
+                                          full["paper (MathEN)"].iloc[0] - row["paper (MathEN)"],
+                                          full["ours"].iloc[0] - row["ours"], sized=True),
+                                     paired, a="+DA", b=row["variant"],
+                                     **{"run dataset": f"{row['dataset'].split(',')[0].lower()}-comdiv"}))
     return _frame(rows)
+
+
+def cell_dataset(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
+    """The ``run dataset`` of the one row of `table` matching `keys` ("" when none does)."""
+    rows = _matching(table, keys)
+    return str(rows["run dataset"].iloc[0]) if len(rows) else ""
 
 
 def counts(frame: pd.DataFrame) -> dict[str, int]:

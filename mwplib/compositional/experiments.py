@@ -16,12 +16,12 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from .. import findings, report, runs
-from ..analysis import percent
+from ..analysis import paired_difference, percent
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
 from ..train import split_validation
-from . import atoms, datasets, splits, synthesis, training
+from . import atoms, audit, datasets, splits, synthesis, training
 from .sentences import is_chinese
 
 #: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
@@ -53,14 +53,15 @@ SPLIT_NAMES = {"iid": "I.I.D.", "comdiv": "ComDiv"}
 # ---------------------------------------------------------------- data
 
 @functools.cache
-def sd_set(language: str, reading: str = "some", seed: int = 0) -> synthesis.SDSet:
-    """SD from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A (``"en"``, ours)."""
+def sd_set(language: str, reading: str = "some", seed: int = 0, checked: bool = False) -> synthesis.SDSet:
+    """SD from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A (``"en"``, ours); without
+    `checked`, as built before the preconditions (`synthesis.synthesize`)."""
     from .. import data
 
     if language == "zh":
-        return synthesis.synthesize(data.load_math23k(), seed, reading)
+        return synthesis.synthesize(data.load_math23k(), seed, reading, checked)
     if language == "en":
-        return synthesis.synthesize([*data.load_mawps_2373(), *data.load_asdiv_a_problems()], seed, reading)
+        return synthesis.synthesize([*data.load_mawps_2373(), *data.load_asdiv_a_problems()], seed, reading, checked)
     raise ValueError(f"unknown SD language {language!r}; choose zh or en")
 
 
@@ -83,7 +84,8 @@ def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     """Every dataset Table II trains on under `profile`, by run dataset name."""
     plan = profile.compositional
     out = {f"{pool}-{name}": datasets.as_split(pool, name, seed) for pool in plan.pools for name in SPLIT_NAMES}
-    out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd})
+    out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd
+                if sd_set(language).train and sd_set(language).test})  # an SD no problem passed: nothing to train
     return out
 
 
@@ -118,35 +120,58 @@ def table1(seed: int = 0) -> pd.DataFrame:
                                                                             .replace("math23k", "Math23K"), label)],
                                  ours, f"k = {record['k']}")
     for language in ("zh", "en"):
-        made, measured = sd_set(language), sd_divergence(language, seed)
-        ours = (len(made.train), len(made.test), _length_ratio(made.train, made.test), measured.atom_divergence,
-                measured.compound_divergence)
+        made = sd_set(language)
+        if made.train and made.test:
+            measured = sd_divergence(language, seed)
+            ours = (len(made.train), len(made.test), _length_ratio(made.train, made.test), measured.atom_divergence,
+                    measured.compound_divergence)
+        else:
+            ours = (len(made.train), len(made.test), *(float("nan"),) * 3)
         paper = PAPER_TABLE1[("SD", "ComDiv")] if language == "zh" else (None,) * 5
         pool = "SD from Math23K, public 6,234" if language == "zh" else "SD from MAWPS + ASDiv-A (ours)"
-        rows += _table1_rows(pool, "ComDiv", paper, ours, "no manual proofreading")
+        rows += _table1_rows(pool, "ComDiv", paper, ours, _audited(f"sd-{language}-unchecked"))
     return pd.DataFrame(rows)
+
+
+def _audited(name: str) -> str:
+    """Table I's note on an SD set: its acceptable share in the proofreading audit (`audit`), or that it has none."""
+    if not audit.path(name).exists():
+        return "not proofread"
+    table = audit.judged(name)
+    share = audit.shares([table])["acceptable %"].iloc[0]
+    return f"not proofread by hand; audit: {share:g} % of {len(table)} sampled acceptable"
 
 
 def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[float], note: str) -> list[dict]:
     names = ("train", "test", "NR", "LR", "DBCA^a", "DBCA^c")
     paper_values = [*paper[:2], paper[0] / paper[1] if paper[0] else None, *paper[2:]]
-    our_values = [*ours[:2], ours[0] / ours[1], *ours[2:]]
+    our_values = [*ours[:2], ours[0] / ours[1] if ours[1] else float("nan"), *ours[2:]]
     return [{"dataset": pool, "split": split, "statistic": n, "paper": p, "ours": o, "note": note}
             for n, p, o in zip(names, paper_values, our_values)]
 
 
 def sd_sizes() -> pd.DataFrame:
-    """SD's sizes under both readings of the reformulation condition, and what was abandoned or ill formed."""
+    """SD's sizes without and with the preconditions (`coherence`), under both readings of the reformulation
+    condition, and what was abandoned or ill formed."""
     rows = []
     for language in ("zh", "en"):
-        for reading in synthesis.READINGS:
-            made = sd_set(language, reading)
+        for checked, reading in (*((False, r) for r in synthesis.READINGS), (True, "some")):
+            made = sd_set(language, reading, checked=checked)
             kinds = [p.meta["composition"] for p in made.test]
-            rows.append({"SD": language, "reading": reading, "train": len(made.train), "test": len(made.test),
+            rows.append({"SD": language, "preconditions": "yes" if checked else "no", "reading": reading,
+                         "train": len(made.train), "test": len(made.test),
                          "structural": kinds.count(synthesis.STRUCTURAL),
                          "lexical": kinds.count(synthesis.LEXICAL),
                          "abandoned": sum(made.abandoned.values()), "not well formed": sum(made.ill_formed.values())})
     return pd.DataFrame(rows)
+
+
+def sd_rejections(language: str) -> pd.DataFrame:
+    """Seeds whose every donor failed a precondition, per rule and the most similar donor's first failure."""
+    made = sd_set(language)
+    return pd.DataFrame([{"rule": rule, "first failure": reason, "seeds": n}
+                         for (rule, reason), n in sorted(made.incoherent.items())],
+                        columns=["rule", "first failure", "seeds"])
 
 
 def sd_sample(language: str, n: int = 6, seed: int = 0) -> pd.DataFrame:
@@ -416,6 +441,30 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA"])
 
 
+def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
+    """Exact McNemar tests of every pair of Table II / IV cells scored on one test set that a finding compares:
+    each +DA method against its base (round 0 of the same chain: the same seed and test problems), and each
+    Table IV ablation against the full +DA. A finding on such a pair holds only when p < 0.05
+    (`findings.SIGNIFICANCE`)."""
+    rows = []
+    full = {(m, d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"}
+    for (method, dataset, variant), rounds in da.items():
+        pairs = [(f"{method}+DA", method, rounds[-1], rounds[0])] if variant == "+DA" else []
+        if variant != "+DA" and (method, dataset) in full:
+            pairs.append(("+DA", variant, full[(method, dataset)], rounds[-1]))
+        for a, b, first, second in pairs:
+            test = paired_difference(_correct(second), _correct(first))  # first's accuracy minus second's
+            rows.append({"a": a, "b": b, "run dataset": dataset, "n": test["n"], "a − b": test["difference"],
+                         "only a right": test["only_second"], "only b right": test["only_first"],
+                         "McNemar p": test["mcnemar_p"]})
+    return pd.DataFrame(rows, columns=["a", "b", "run dataset", "n", "a − b", "only a right", "only b right",
+                                       "McNemar p"])
+
+
+def _correct(records: Sequence[dict[str, Any]]) -> dict[str, bool]:
+    return {r["id"]: bool(r["correct"]) for r in training.predictions(records)}
+
+
 def iterations(da: dict) -> pd.DataFrame:
     """Fig. 5b's data: accuracy and mean seconds per training epoch after each +DA round."""
     rows = []
@@ -520,3 +569,46 @@ def iterations_figure(table: pd.DataFrame) -> Any:
     ax.legend(loc="upper left", fontsize=7)
     right.legend(loc="lower right", fontsize=7)
     return fig
+
+
+# ---------------------------------------------------------------- proofreading audit
+
+#: the problems an audit table draws from: SD per language, built without and with the preconditions
+AUDIT_SAMPLE_SIZE = 100
+
+
+def sd_audit_rows(language: str, checked: bool, seed: int = 0) -> list[dict[str, Any]]:
+    """The seeded, stratified SD sample an audit table judges (all problems where fewer than the sample size)."""
+    made = sd_set(language, checked=checked)
+    group = f"SD-{language}, {'with' if checked else 'without'} preconditions"
+    return audit.stratified(audit.sd_rows(made.train, made.test, group), "stratum", AUDIT_SAMPLE_SIZE, seed)
+
+
+def augmentation_audit_rows(record: dict[str, Any], seed: int = 0) -> list[dict[str, Any]]:
+    """The kept augmented problems of a +DA record's first round an audit table judges, per operation."""
+    group = f"augmented {record['dataset']}"
+    return audit.per_operation(audit.augmentation_rows(record["kept"], group), AUDIT_SAMPLE_SIZE, seed)
+
+
+#: the committed audit tables (`results/audit/`), by name, with the sample each must cover
+AUDITS = ("sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "augmented-quick-mawps-comdiv",
+          "augmented-quick-sd-zh")
+
+
+def audit_shares() -> pd.DataFrame:
+    """The acceptable share of every audited group and stratum, beside what the paper reports for its own."""
+    tables = [audit.judged(name) for name in AUDITS if audit.path(name).exists()]
+    if not tables:
+        return pd.DataFrame()
+    out = pd.concat([audit.shares(tables), audit.shares(tables, ("group", "stratum"))], ignore_index=True)
+    out["stratum"] = out["stratum"].fillna("all")
+    out["paper"] = [audit.PAPER_SHARE["augmentation" if g.startswith("augmented") else "SD"] for g in out["group"]]
+    return out[["group", "stratum", "judged", "acceptable", "acceptable %", "paper"]]
+
+
+def audit_flawed(n: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A seeded handful of the problems the audit judged flawed, with the reason, for the reader to check."""
+    tables = [audit.judged(name) for name in AUDITS if audit.path(name).exists()]
+    flawed = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(audit.COLUMNS))
+    flawed = flawed[flawed["verdict"] == "flawed"]
+    return flawed.sample(min(n, len(flawed)), random_state=seed)[["group", "text", "expression", "reason"]]

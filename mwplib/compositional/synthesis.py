@@ -56,6 +56,7 @@ from ..data.gold import ANSWER_MISMATCH, text_numbers
 from ..expr import Node, is_slot, map_leaves, parse_infix, parse_prefix, slot_index, to_prefix
 from ..numbers import find_numbers
 from ..problem import Problem
+from . import coherence
 from .constituents import constituent_sets, similarity
 from .sentences import CompositionError, Sentence, assemble, checked, join, sentences
 
@@ -128,7 +129,8 @@ _USED = frozenset(_BY_SEED) | {shape.prefix for rule in RULES for shape in rule.
 @dataclass(frozen=True)
 class SDSet:
     """The synthetic data set and how it came about: seeds matched per rule number, seeds abandoned per reason,
-    synthetic candidates not well formed per reason, pool problems skipped per reason."""
+    synthetic candidates not well formed per reason, pool problems skipped per reason, and seeds whose every
+    donor failed a precondition of :mod:`coherence`, per rule and the most similar donor's first failure."""
 
     train: tuple[Problem, ...]
     test: tuple[Problem, ...]
@@ -136,6 +138,7 @@ class SDSet:
     abandoned: Counter[str] = field(default_factory=Counter)
     ill_formed: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
+    incoherent: Counter[tuple[int, str]] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,7 @@ class _Entry:
     units: tuple[Sentence, ...]
     template: tuple[str, ...]
     constituents: frozenset[str]
+    pieces: tuple[coherence.Piece, ...]  # the units with their nouns, for the preconditions
 
 
 class _Abandoned(Exception):
@@ -211,41 +215,58 @@ def _laid_out(entry: _Entry, shape: Shape) -> bool:
     return [len(unit.numbers) for unit in entry.units] == [1] * (len(shape.parts) - 1) + [0]
 
 
-def _slot_sentence(entry: _Entry, slot: int, question: bool) -> Sentence | None:
-    """The donor's sentence for Δ: its question, or the sentence holding number `slot` alone."""
+def _slot_sentence(entry: _Entry, slot: int, question: bool) -> int | None:
+    """The index of the donor's sentence for Δ: its question, or the sentence holding number `slot` alone."""
     if question:
-        last = entry.units[-1]
-        return last if not last.numbers else None
-    return next((u for u in entry.units if u.first_slot == slot and len(u.numbers) == 1), None)
+        return len(entry.units) - 1 if not entry.units[-1].numbers else None
+    return next((i for i, u in enumerate(entry.units) if u.first_slot == slot and len(u.numbers) == 1), None)
 
 
 class _Synthesis:
     """One `synthesize` call: the indexed corpus, the random seed, the sets being built and the counts."""
 
-    def __init__(self, entries: Sequence[_Entry], seed: int) -> None:
+    def __init__(self, entries: Sequence[_Entry], seed: int, checked: bool) -> None:
         self.corpus: dict[tuple[str, ...], list[_Entry]] = defaultdict(list)
         for entry in entries:
             self.corpus[entry.template].append(entry)
         self.seed = seed
+        self.checked = checked
         self.train: list[Problem] = []
         self.test: list[Problem] = []
         self.abandoned: Counter[str] = Counter()
         self.ill_formed: Counter[str] = Counter()
+        self.incoherent: Counter[tuple[int, str]] = Counter()
 
     def build(self, pid: str, origin: _Entry, rule: Rule, shape: Shape, meta: Mapping[str, object]) -> Problem:
-        """One synthetic problem: the seed's sentences of `shape` with Δ lent by the most similar donor."""
+        """One synthetic problem: the seed's sentences of `shape` with Δ lent by the most similar donor whose
+        piece passes the preconditions of :mod:`coherence` (the first failure of the most similar is counted)."""
         delta = shape.parts.index(DELTA)
         question = delta == len(shape.parts) - 1
         # Every seed sentence before Δ holds one number, so Δ holds the synthetic problem's number `delta`.
-        lent = [(donor, s) for donor in self.corpus.get(shape.prefix, ())
-                if (s := _slot_sentence(donor, delta, question)) is not None]
+        lent = [(donor, i) for donor in self.corpus.get(shape.prefix, ())
+                if (i := _slot_sentence(donor, delta, question)) is not None]
         if not lent:
             raise _Abandoned("no corpus problem with the synthetic template")
         rng = random.Random(f"{self.seed}/{pid}")
-        donor, borrowed = max(lent, key=lambda pair: (similarity(origin.constituents, pair[0].constituents),
-                                                      rng.random()))
-        if not similarity(origin.constituents, donor.constituents):
+        ranked = sorted(((similarity(origin.constituents, donor.constituents), rng.random(), donor, i)
+                         for donor, i in lent), key=lambda t: t[:2], reverse=True)
+        first_failure = None
+        for score, _, donor, i in ranked:
+            if not score:
+                break
+            pieces = [donor.pieces[i] if part == DELTA else origin.pieces[int(part[1:]) - 1] for part in shape.parts]
+            failure = coherence.problems_with(pieces, delta, shape.prefix[0], rule.kind == REFORMULATION
+                                              ) if self.checked else None
+            if failure is None:
+                return self._assemble(pid, origin, donor, rule, shape, donor.units[i], meta)
+            first_failure = first_failure or failure
+        if first_failure is None:
             raise _Abandoned("most similar donor shares no constituent with the seed")
+        self.incoherent[(rule.number, first_failure)] += 1
+        raise _Abandoned("no donor passes the preconditions")
+
+    def _assemble(self, pid: str, origin: _Entry, donor: _Entry, rule: Rule, shape: Shape, borrowed: Sentence,
+                  meta: Mapping[str, object]) -> Problem:
         parts = [borrowed if part == DELTA else origin.units[int(part[1:]) - 1] for part in shape.parts]
         texts = [part.text for part in parts]
         text = join(texts)
@@ -326,18 +347,24 @@ def _index(pool: Sequence[Problem]) -> tuple[list[_Entry], Counter[str]]:
     templates = {p.id: quantity_template(p) for p in usable}
     used = [p for p in usable if templates[p.id] in _USED]
     constituents = constituent_sets(used)
-    return [_Entry(p, units(p), templates[p.id], constituents[p.id]) for p in used], skipped
+    cut = {p.id: units(p) for p in used}
+    nouns = iter(coherence.noun_sets([u.text for p in used for u in cut[p.id]]))
+    return [_Entry(p, cut[p.id], templates[p.id], constituents[p.id],
+                   tuple(coherence.Piece(u.text, next(nouns)) for u in cut[p.id])) for p in used], skipped
 
 
-def synthesize(pool: Sequence[Problem], seed: int = 0, reading: str = "some") -> SDSet:
+def synthesize(pool: Sequence[Problem], seed: int = 0, reading: str = "some", checked: bool = False) -> SDSet:
     """The SD set from `pool` (also the indexed corpus); `seed` breaks ties between equally similar donors,
-    `reading` is the reformulation condition's (:data:`READINGS`).
+    `reading` is the reformulation condition's (:data:`READINGS`). Δ comes from the most similar donor, as the
+    paper's rule reads before its manual proofreading; with `checked`, from the most similar donor that passes
+    :mod:`coherence`'s preconditions (not the default: its output fails the proofreading audit more often, see
+    docs/proofreading.md).
     Problems without a single expression or whose gold answer mismatches their expression are skipped and
     counted; bad input (no numbers, a slot the text lacks, a repeated id) raises CompositionError."""
     if reading not in READINGS:
         raise ValueError(f"reading {reading!r}: expected one of {READINGS}")
     entries, skipped = _index(pool)
-    run = _Synthesis(entries, seed)
+    run = _Synthesis(entries, seed, checked)
     matched = [(entry, _BY_SEED[entry.template]) for entry in entries
                if entry.template in _BY_SEED and _laid_out(entry, _BY_SEED[entry.template].seed)]
     candidates = []
@@ -350,4 +377,4 @@ def synthesize(pool: Sequence[Problem], seed: int = 0, reading: str = "some") ->
             candidates.append((origin, rule, made[0]))
     run.reformulate(candidates, reading)
     return SDSet(tuple(run.train), tuple(run.test), Counter(rule.number for _, rule in matched), run.abandoned,
-                 run.ill_formed, skipped)
+                 run.ill_formed, skipped, run.incoherent)

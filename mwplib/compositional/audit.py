@@ -1,0 +1,110 @@
+"""The proofreading audit of generated problems (issue 47): a seeded, stratified sample of SD problems and of the
+problems data augmentation kept, each read against the rubric of docs/proofreading.md, the judgements committed
+as a table under ``results/audit/``, and the acceptable share per group beside the paper's.
+
+The sample is drawn here, so that anyone can redraw it and check that the committed judgements cover exactly it;
+the verdicts are a reader's, not a program's. A judgement table has the columns of :data:`COLUMNS`; its verdict is
+one of :data:`VERDICTS`, and a reason is required for every problem judged flawed.
+"""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from ..paths import ROOT
+from ..problem import Problem
+
+AUDIT_DIR = ROOT / "results" / "audit"
+COLUMNS = ("id", "group", "stratum", "text", "expression", "answer", "verdict", "reason")
+VERDICTS = ("acceptable", "flawed")
+#: the rubric's four questions, in order: the first a problem fails is its reason
+CRITERIA = ("fluent", "answerable from the text alone", "the equation answers the question", "no contradiction")
+#: what the paper reports for its own generated data: SD proofread by hand to valid (§III-B); 83–84 % of the
+#: augmented problems judged qualified by its raters (§V-D)
+PAPER_SHARE = {"SD": "proofread by hand (§III-B)", "augmentation": "83–84 % qualified (§V-D)"}
+
+
+class AuditError(ValueError):
+    """A judgement table that does not cover its sample, or holds a verdict outside :data:`VERDICTS`."""
+
+
+def stratified(rows: Sequence[Mapping[str, Any]], stratum: str, n: int, seed: int) -> list[Mapping[str, Any]]:
+    """At least `n` rows (all when there are fewer), drawn round-robin over the strata so that every stratum is
+    represented, each stratum shuffled by `seed`; returned in the rows' own order."""
+    groups: dict[Any, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        groups[row[stratum]].append(i)
+    rng = random.Random(seed)
+    queues = [rng.sample(members, len(members)) for _, members in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+    picked: list[int] = []
+    while len(picked) < min(n, len(rows)):
+        for queue in queues:
+            if queue and len(picked) < n:
+                picked.append(queue.pop())
+    return [rows[i] for i in sorted(picked)]
+
+
+def sd_rows(train: Iterable[Problem], test: Iterable[Problem], group: str) -> list[dict[str, Any]]:
+    """SD problems as audit rows, stratified by rule and part (train; structural or lexical test)."""
+    return [{"id": p.id, "group": group, "stratum": f"rule {p.meta['rule']}, {part}", "text": p.text,
+             "expression": " ".join(p.prefix), "answer": p.answer}
+            for problems, kind in ((train, "train"), (test, "test")) for p in problems
+            for part in [kind if kind == "train" else f"test {p.meta.get('composition', '')}"]]
+
+
+def augmentation_rows(kept: Iterable[Mapping[str, Any]], group: str) -> list[dict[str, Any]]:
+    """Kept augmented problems (an augmentation record's ``kept``) as audit rows, stratified by operation."""
+    return [{"id": row["id"], "group": group, "stratum": f"operation {row['meta'].get('operation')}",
+             "text": f"{row['body']} {row['question']}".strip(), "expression": " ".join(row["prefix"]),
+             "answer": row["answer"]} for row in kept]
+
+
+def per_operation(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> list[Mapping[str, Any]]:
+    """At least `n` rows of every operation (all of them where fewer were kept)."""
+    by_operation: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_operation[row["stratum"]].append(row)
+    return [row for _, part in sorted(by_operation.items()) for row in stratified(part, "stratum", n, seed)]
+
+
+def path(name: str) -> Path:
+    return AUDIT_DIR / f"{name}.csv"
+
+
+def write_sample(name: str, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """The sample to judge, verdict and reason empty; refuses to overwrite a judged table (records are kept)."""
+    out = path(name)
+    if out.exists():
+        raise FileExistsError(f"{out}: a judged table exists; a new sample needs a new name")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame([{**row, "verdict": "", "reason": ""} for row in rows], columns=list(COLUMNS)).to_csv(out, index=False)
+    return out
+
+
+def judged(name: str, sample: Sequence[Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """The committed judgements of `name`, checked: every verdict one of :data:`VERDICTS`, a reason for every
+    flawed problem, and (given the redrawn `sample`) exactly the sample's ids, so a table cannot drift from it."""
+    file = path(name)
+    table = pd.read_csv(file, dtype={"reason": str}, keep_default_na=False)
+    if missing := [c for c in COLUMNS if c not in table.columns]:
+        raise AuditError(f"{file}: no column {missing[0]!r}")
+    if bad := sorted(set(table["verdict"]) - set(VERDICTS)):
+        raise AuditError(f"{file}: verdict {bad[0]!r}; expected one of {VERDICTS}")
+    if len(unexplained := table[(table["verdict"] == "flawed") & (table["reason"].str.strip() == "")]):
+        raise AuditError(f"{file}: {unexplained['id'].iloc[0]} is judged flawed with no reason")
+    if sample is not None and list(table["id"]) != [row["id"] for row in sample]:
+        raise AuditError(f"{file}: its ids are not those of the sample drawn again (a different build or seed)")
+    return table
+
+
+def shares(tables: Iterable[pd.DataFrame], by: Sequence[str] = ("group",)) -> pd.DataFrame:
+    """Judged and acceptable counts, and the acceptable share (%), per `by`."""
+    table = pd.concat(list(tables), ignore_index=True)
+    out = table.groupby(list(by), sort=False)["verdict"].agg(
+        judged="size", acceptable=lambda v: int((v == "acceptable").sum())).reset_index()
+    out["acceptable %"] = (100 * out["acceptable"] / out["judged"]).round(1)
+    return out
