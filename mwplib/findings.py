@@ -120,15 +120,18 @@ def _significant(row: dict[str, Any], paired: pd.DataFrame | None, **keys: Any) 
     if found.empty:
         return row
     p = float(found["McNemar p"].iloc[0])
-    row = {**row, "p": p}
+    row = {**row, "p": f"{p:.2g}"}
     if row["holds"] in ("yes", "no") and p >= SIGNIFICANCE:
         row["holds"] = f"within noise (McNemar p = {p:.2f}, n = {int(found['n'].iloc[0])})"
     return row
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The findings table; a ``p`` column (a paired test's p-value) where any row has one."""
-    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if any("p" in r for r in rows) else [])
+    """The findings table; a ``p`` column (a paired test's p-value, two significant digits; empty where a row
+    has none) where any row has one."""
+    if any("p" in row for row in rows):
+        rows = [{"p": "", **row} for row in rows]
+    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if rows and "p" in rows[0] else [])
     return pd.DataFrame([_in_size(row) for row in rows], columns=columns)
 
 
