@@ -22,11 +22,12 @@ RENDERS = [("02_question_removal", "full"), ("04_svamp", "full"), ("01_baselines
 
 
 def _scratch_project(root: Path) -> None:
-    """A project at `root` that shares the committed data, notebooks, runs and splits and writes everything else."""
+    """A project at `root` that shares the committed data, notebooks, runs, splits and audit tables and writes
+    everything else."""
     for name in ("data", "notebooks"):
         (root / name).symlink_to(paths.ROOT / name)
     (root / "results").mkdir()
-    for name in ("runs", "splits"):
+    for name in ("runs", "splits", "audit"):
         (root / "results" / name).symlink_to(paths.RESULTS / name)
 
 
