@@ -196,3 +196,13 @@ def test_sd_from_mawps_keeps_train_and_test_apart_and_every_expression_exact():
     for p in (*sd.train, *sd.test):
         assert answers_match(value(p.prefix, p.numbers), p.answer), p.id
         assert p.numbers == text_numbers(p.text), p.id
+
+
+def test_with_preconditions_a_seed_whose_donors_all_fail_is_abandoned_and_counted_by_rule_and_reason():
+    seed = problem("seed", "Tom has 12 apples. Ann has 8 apples. How many apples do they have together?", "n1 + n2")
+    pencils = problem("pencils", "Sue had 30 pencils. She sold 10 apples. How many pencils are left?", "n1 - n2")
+    unchecked, checked = (synthesize([seed, pencils, *BUSES], checked=c) for c in (False, True))
+    assert "no donor passes the preconditions" not in unchecked.abandoned and not unchecked.incoherent
+    assert checked.test == () and checked.abandoned["no donor passes the preconditions"] == 8
+    # both n1 + n2 seeds (this one and bus-plus) find only questions about other objects for rule 10
+    assert checked.incoherent[(10, "borrowed question about another object or unit")] == 2
