@@ -129,9 +129,9 @@ def _significant(row: dict[str, Any], paired: pd.DataFrame | None, **keys: Any) 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The findings table; a ``p`` column (a paired test's p-value, two significant digits; empty where a row
     has none) where any row has one."""
-    if any("p" in row for row in rows):
-        rows = [{"p": "", **row} for row in rows]
-    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if rows and "p" in rows[0] else [])
+    paired = any("p" in row for row in rows)
+    rows = [{"p": "", **row} for row in rows] if paired else rows
+    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if paired else [])
     return pd.DataFrame([_in_size(row) for row in rows], columns=columns)
 
 
@@ -445,7 +445,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     for k in _distinct(zh[zh["method"].str.endswith("+DA") & zh["split"].isin(["ComDiv", "test"])],
                        ["method", "dataset", "split"]):
         base = k["method"].removesuffix("+DA")
-        run_dataset = cell_dataset(zh, k)
+        run_dataset = _cell_dataset(zh, k)
         rows.append(_significant(comparison("data augmentation helps (Table II)", f"{k['method']} − {base}: "
                                             f"{k['dataset']} {k['split']}", (zh, k), (zh, {**k, "method": base})),
                                  paired, a=k["method"], b=base, **{"run dataset": run_dataset}))
@@ -479,7 +479,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     return _frame(rows)
 
 
-def cell_dataset(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
+def _cell_dataset(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
     """The ``run dataset`` of the one row of `table` matching `keys` ("" when none does)."""
     rows = _matching(table, keys)
     return str(rows["run dataset"].iloc[0]) if len(rows) else ""

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from unittest import mock
 
 from . import paths, quick_vs_full
 from .profiles import DEFAULT_PROFILE, PROFILES
@@ -55,26 +55,13 @@ def execute_notebook(stem: str, profile: str, *, progress: bool = False, **param
     out_dir = paths.BUILD / "notebooks" / profile
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
-    with _kernel_backend(INLINE_BACKEND):
+    # The kernel inherits this process's environment: an MPLBACKEND=Agg there (a headless test process, a user's
+    # shell) would keep its figures out of the notebook.
+    with mock.patch.dict(os.environ, {"MPLBACKEND": INLINE_BACKEND}):
         papermill.execute_notebook(str(source), str(target), parameters={"PROFILE": profile, **parameters},
                                    kernel_name="python3", language="python", cwd=str(paths.NOTEBOOKS),
                                    progress_bar=progress)
     return target
-
-
-@contextlib.contextmanager
-def _kernel_backend(backend: str) -> Iterator[None]:
-    """MPLBACKEND set to `backend` while a kernel starts: the kernel inherits this process's environment, and an
-    MPLBACKEND=Agg there (a headless test process, a user's shell) would keep its figures out of the notebook."""
-    before = os.environ.get("MPLBACKEND")
-    os.environ["MPLBACKEND"] = backend
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["MPLBACKEND"]
-        else:
-            os.environ["MPLBACKEND"] = before
 
 
 def from_records(notebook: Path, profile: str) -> dict[str, Any]:

@@ -21,8 +21,6 @@ from ..problem import Problem
 AUDIT_DIR = ROOT / "results" / "audit"
 COLUMNS = ("id", "group", "stratum", "text", "expression", "answer", "verdict", "reason")
 VERDICTS = ("acceptable", "flawed")
-#: the rubric's four questions, in order: the first a problem fails is its reason
-CRITERIA = ("fluent", "answerable from the text alone", "the equation answers the question", "no contradiction")
 #: what the paper reports for its own generated data: SD proofread by hand to valid (§III-B); 83–84 % of the
 #: augmented problems judged qualified by its raters (§V-D)
 PAPER_SHARE = {"SD": "proofread by hand (§III-B)", "augmentation": "83–84 % qualified (§V-D)"}

@@ -17,7 +17,7 @@ another problem). Read by a careful reader, it fails in three ways, each a check
   operation's cue.
 
 The cue lists are short and written out below; a candidate is judged on them, not on a model. What they miss is
-measured by the proofreading audit (`audit`, docs/sd-proofreading.md).
+measured by the proofreading audit (`audit`, docs/proofreading.md).
 """
 from __future__ import annotations
 
@@ -97,18 +97,23 @@ def asks_for(question: str) -> frozenset[str]:
     """The operations a question admits by its cues (every operation when it carries none)."""
     allowed = frozenset("+-*/")
     for zh, en, operations in _ASKS.values():
-        if _pick((zh, en), question).search(question):
+        if _says((zh, en), question):
             allowed &= operations
     return allowed
 
 
+def _says(pair: tuple[re.Pattern[str], re.Pattern[str]], text: str) -> bool:
+    """Whether `text` has the cue of `pair` in its language."""
+    return bool(_pick(pair, text).search(text))
+
+
 def _cued(question: str) -> bool:
-    return any(_pick(cues[:2], question).search(question) for cues in _ASKS.values())
+    return any(_says((zh, en), question) for zh, en, _ in _ASKS.values())
 
 
 def relates(text: str) -> bool:
     """Whether a sentence relates its number to another (a comparison, a change, a rate or a part)."""
-    return bool(_pick(_RELATES, text).search(text))
+    return _says(_RELATES, text)
 
 
 def problems_with(pieces: Sequence[Piece], borrowed: int, operation: str, reformulation: bool) -> str | None:
@@ -122,14 +127,13 @@ def problems_with(pieces: Sequence[Piece], borrowed: int, operation: str, reform
         return f"borrowed {what} about another object or unit"
     if what == "sentence" and not pieces[borrowed].nouns:
         return "borrowed sentence about no object"
-    remainder = bool(_pick(_ASKS["remainder"][:2], question.text).search(question.text))
-    states_rest = any(_pick(_STATES_REST, piece.text).search(piece.text) for piece in body)
+    remainder = _says(_ASKS["remainder"][:2], question.text)
+    states_rest = any(_says(_STATES_REST, piece.text) for piece in body)
     if remainder and operation != "-" and not states_rest:
         return "a remainder question with no sentence stating the remainder"
     if operation not in asks_for(question.text) and not (remainder and states_rest):
         return "the question asks for another operation"
-    if (_pick(_ASKS["remainder"][:2], question.text).search(question.text)
-            and any(_pick(_COMPARES, piece.text).search(piece.text) for piece in body)):
+    if remainder and any(_says(_COMPARES, piece.text) for piece in body):
         return "a remainder question over a comparison"
     if not _cued(question.text) and question.nouns and any(
             all(_occurs(noun, [piece]) for noun in question.nouns) and not relates(piece.text) for piece in body):

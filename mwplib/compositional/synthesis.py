@@ -332,8 +332,9 @@ def _seed_copy(entry: _Entry, rule: Rule, **meta: object) -> Problem:
                                                           "made_from": (problem.id,), **meta})
 
 
-def _index(pool: Sequence[Problem]) -> tuple[list[_Entry], Counter[str]]:
-    """The pool problems that can be seeds or donors, and the count of those skipped per reason."""
+def _index(pool: Sequence[Problem], checked: bool) -> tuple[list[_Entry], Counter[str]]:
+    """The pool problems that can be seeds or donors, and the count of those skipped per reason; their sentences'
+    nouns (`coherence.noun_sets`, a spaCy pass) only when `checked` asks for the preconditions."""
     ids = Counter(problem.id for problem in pool)
     if repeated := [pid for pid, count in ids.items() if count > 1]:
         raise CompositionError(f"problem id {repeated[0]} occurs {ids[repeated[0]]} times in the pool")
@@ -348,7 +349,8 @@ def _index(pool: Sequence[Problem]) -> tuple[list[_Entry], Counter[str]]:
     used = [p for p in usable if templates[p.id] in _USED]
     constituents = constituent_sets(used)
     cut = {p.id: units(p) for p in used}
-    nouns = iter(coherence.noun_sets([u.text for p in used for u in cut[p.id]]))
+    texts = [u.text for p in used for u in cut[p.id]]
+    nouns = iter(coherence.noun_sets(texts) if checked else [frozenset()] * len(texts))
     return [_Entry(p, cut[p.id], templates[p.id], constituents[p.id],
                    tuple(coherence.Piece(u.text, next(nouns)) for u in cut[p.id])) for p in used], skipped
 
@@ -363,7 +365,7 @@ def synthesize(pool: Sequence[Problem], seed: int = 0, reading: str = "some", ch
     counted; bad input (no numbers, a slot the text lacks, a repeated id) raises CompositionError."""
     if reading not in READINGS:
         raise ValueError(f"reading {reading!r}: expected one of {READINGS}")
-    entries, skipped = _index(pool)
+    entries, skipped = _index(pool, checked)
     run = _Synthesis(entries, seed, checked)
     matched = [(entry, _BY_SEED[entry.template]) for entry in entries
                if entry.template in _BY_SEED and _laid_out(entry, _BY_SEED[entry.template].seed)]
