@@ -70,3 +70,13 @@ def test_a_judged_table_must_cover_its_sample_with_known_verdicts(tmp_path, monk
     assert audit.shares([audit.judged("x", rows)])["acceptable %"].tolist() == [100.0]
     with pytest.raises(audit.AuditError, match="not those of the sample"):
         audit.judged("x", [{**rows[0], "id": "p2"}])
+
+
+def test_the_committed_sd_audit_tables_cover_exactly_the_samples_drawn_again():
+    from mwplib.compositional import experiments
+
+    for language in ("zh", "en"):
+        assert [r["id"] for r in experiments.sd_audit_rows(language, checked=False)] == list(
+            audit.judged(f"sd-{language}-unchecked")["id"])
+    checked = pd.concat([audit.judged("sd-zh-checked"), audit.judged("sd-zh-checked-added")])
+    assert sorted(r["id"] for r in experiments.sd_audit_rows("zh", checked=True)) == sorted(checked["id"])

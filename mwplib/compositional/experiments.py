@@ -590,14 +590,20 @@ def augmentation_audit_rows(record: dict[str, Any], seed: int = 0) -> list[dict[
     return audit.per_operation(audit.augmentation_rows(record["kept"], group), AUDIT_SAMPLE_SIZE, seed)
 
 
-#: the committed audit tables (`results/audit/`), by name, with the sample each must cover
-AUDITS = ("sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "augmented-quick-mawps-comdiv",
-          "augmented-quick-sd-zh")
+#: the committed audit tables (`results/audit/`), by name. ``sd-zh-checked`` judged the build of the preconditions
+#: before two refinements (no 没 as content, a stated remainder admitting a product), which added the three
+#: problems judged in ``sd-zh-checked-added``: together they cover the current build.
+AUDITS = ("sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "sd-zh-checked-added",
+          "augmented-quick-mawps-comdiv", "augmented-quick-sd-zh")
+
+
+def _audit_tables() -> list[pd.DataFrame]:
+    return [audit.judged(name) for name in AUDITS if audit.path(name).exists()]
 
 
 def audit_shares() -> pd.DataFrame:
     """The acceptable share of every audited group and stratum, beside what the paper reports for its own."""
-    tables = [audit.judged(name) for name in AUDITS if audit.path(name).exists()]
+    tables = _audit_tables()
     if not tables:
         return pd.DataFrame()
     out = pd.concat([audit.shares(tables), audit.shares(tables, ("group", "stratum"))], ignore_index=True)
@@ -608,7 +614,7 @@ def audit_shares() -> pd.DataFrame:
 
 def audit_flawed(n: int = 6, seed: int = 0) -> pd.DataFrame:
     """A seeded handful of the problems the audit judged flawed, with the reason, for the reader to check."""
-    tables = [audit.judged(name) for name in AUDITS if audit.path(name).exists()]
+    tables = _audit_tables()
     flawed = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(audit.COLUMNS))
     flawed = flawed[flawed["verdict"] == "flawed"]
     return flawed.sample(min(n, len(flawed)), random_state=seed)[["group", "text", "expression", "reason"]]
