@@ -1,8 +1,14 @@
 """mwplib: the shared library behind the mwplib notebooks (see ARCHITECTURE.md)."""
 import os
+import warnings
 
 # No model hub here: fail fast instead of waiting a minute on DNS. Users with a hub can set it to 0.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", os.environ["HF_HUB_OFFLINE"])
+
+# transformers and huggingface_hub import tqdm.auto, which in a kernel without ipywidgets warns "IProgress not
+# found" on stderr with a path of this machine; mwplib shows no progress bars in notebooks, so the widget is not
+# missed. Matched by message, so that tqdm need not be imported here.
+warnings.filterwarnings("ignore", message="IProgress not found")
 
 __version__ = "0.1.0"
