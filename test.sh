@@ -4,6 +4,8 @@
 #   ./test.sh                 all tiers: unit tests, then every notebook under the smoke profile
 #   ./test.sh -m "not slow"   unit tier only (about a minute)
 #   ./test.sh tests/test_expr.py -k round_trip   any pytest arguments
+# Without arguments, two pytest processes share the machine: the tests marked `renders` (the notebooks' smoke
+# renders, which share results/ and build/notebooks/, in order) and all the others; the first one's log follows.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./run_all.sh --setup-only
@@ -21,4 +23,16 @@ if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get 
     echo "test.sh: could not install chromium; the browser test of the book will be skipped" >&2
 fi
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
-exec .venv/bin/python -m pytest "$@"
+if [ $# -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+log=$(mktemp)
+.venv/bin/python -m pytest -m renders -p no:cacheprovider > "$log" 2>&1 &
+renders=$!
+status=0
+.venv/bin/python -m pytest -m "not renders" || status=$?
+wait "$renders" || status=$?
+echo "== the tests marked renders (run beside the others)"
+cat "$log"
+rm -f "$log"
+exit "$status"

@@ -7,21 +7,27 @@ optional encoder.
     python -m mwplib install mpnet             # the RoBERTa-sized encoder, once (mwplib.models.mpnet)
 
 A file holds one problem per line, as a JSON string or an object with ``text`` (and optionally ``id``); each line
-gets one JSON line back: the equation, answer and warnings, or ``error`` saying why that line has no answer. The
-solver is trained first when its weights are not on this machine (:func:`mwplib.trained.solver_for`).
+gets one JSON line back, as it is read: the equation, answer and warnings, or ``error`` saying why that line has no
+answer (the exit status is then 1). The arguments are checked first; the solver is trained when its weights are not
+on this machine (:func:`mwplib.trained.solver_for`), and standard error says which solver answers, its accuracy
+on SVAMP and where its weights are.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from contextlib import nullcontext
+from itertools import islice
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from .profiles import get_profile
-from .solver import Solution, Solver, check_text
+from .profiles import DEFAULT_SOLVER, MODEL_NAMES, PROFILES, get_profile
 
-#: Lines decoded together: the batch of `Solver.solve_many`, small enough for the progress bar to move.
+if TYPE_CHECKING:  # the solver imports torch: seconds that a mistyped argument should not wait for
+    from .solver import Solution, Solver
+
+#: Lines decoded together (the batch of `Solver.solve_many`); their answers are written before the next are read.
 CHUNK = 64
 
 
@@ -39,8 +45,8 @@ def _read(path: Path) -> Iterator[tuple[Any, Any]]:
             except UnicodeDecodeError:
                 yield where, ValueError("not valid UTF-8")
                 continue
-            except json.JSONDecodeError as error:
-                yield where, ValueError(f"not JSON ({error.msg})")
+            except (ValueError, RecursionError) as error:  # also 100,000 "[" and an int past Python's digit limit
+                yield where, ValueError(f"not JSON ({getattr(error, 'msg', None) or type(error).__name__})")
                 continue
             if isinstance(item, dict):
                 yield item.get("id", where), item.get("text", ValueError("no 'text' field"))
@@ -50,6 +56,8 @@ def _read(path: Path) -> Iterator[tuple[Any, Any]]:
 
 def solve_lines(solver: Solver, items: Sequence[tuple[Any, Any]]) -> list[dict[str, Any]]:
     """One result per item: its answer, or the documented error (`TypeError`, `ValueError`) its text raised."""
+    from .solver import check_text
+
     results: list[dict[str, Any] | None] = [None] * len(items)
     good = []
     for i, (key, text) in enumerate(items):
@@ -60,8 +68,19 @@ def solve_lines(solver: Solver, items: Sequence[tuple[Any, Any]]) -> list[dict[s
             good.append(i)
         except (TypeError, ValueError) as error:
             results[i] = {"id": key, "error": f"{type(error).__name__}: {error}"}
-    for i, solution in zip(good, solver.solve_many([items[i][1] for i in good])):
-        results[i] = {"id": items[i][0], "text": items[i][1], **_answer(solution)}
+    try:
+        solutions = solver.solve_many([items[i][1] for i in good])
+    except (TypeError, ValueError):  # one text the solver cannot read: each alone, so only it gets the error
+        solutions = []
+        for i in good:
+            try:
+                solutions.append(solver.solve(items[i][1]))
+            except (TypeError, ValueError) as error:
+                solutions.append(error)
+    for i, solution in zip(good, solutions):
+        results[i] = ({"id": items[i][0], "error": f"{type(solution).__name__}: {solution}"}
+                      if isinstance(solution, Exception) else
+                      {"id": items[i][0], "text": items[i][1], **_answer(solution)})
     return [r for r in results if r is not None]
 
 
@@ -82,19 +101,60 @@ def check_file(path: Path) -> int:
     return 1 if refused or not loaded else 0
 
 
+#: the embeddings `solve` trains with, by their names in the tables and on the command line
+EMBEDDINGS = {"S": "scratch", "scratch": "scratch", "R (MiniLM)": "minilm", "minilm": "minilm", "R (MPNet)": "mpnet",
+              "mpnet": "mpnet"}
+#: the datasets `solve` trains on: the notebooks' (a file of your own is trained with `mwplib.runs`)
+DATASETS = {"MAWPS + ASDiv-A, scored on SVAMP": DEFAULT_SOLVER["dataset"], "mawps": "mawps", "asdiv-a": "asdiv-a"}
+
+
+def _line(result: dict[str, Any]) -> str:
+    """A result as one JSON line: UTF-8 as written, or escaped where the text holds what UTF-8 cannot encode (a
+    lone surrogate from a JSON ``"\\ud800"``)."""
+    line = json.dumps(result, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(result)
+    return line
+
+
+def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """`solve`'s arguments checked before any training: a mistyped path or name fails in a second, not after
+    minutes of training."""
+    if (args.text is None) == (args.file is None):
+        parser.error("give one problem text or --file, not both")
+    if args.file is not None and not args.file.is_file():
+        parser.error(f"--file {args.file}: " + ("not a file" if args.file.exists() else "no such file"))
+    if args.out is not None and not args.out.parent.is_dir():
+        parser.error(f"--out {args.out}: no folder {args.out.parent}")
+    if args.embedding not in EMBEDDINGS:
+        labels = sorted(set(EMBEDDINGS) - set(EMBEDDINGS.values()))
+        parser.error(f"--embedding {args.embedding!r}: choose one of {labels}")
+    if args.profile not in PROFILES:
+        parser.error(f"--profile {args.profile!r}: choose one of {sorted(PROFILES)}")
+    return argparse.Namespace(**{**vars(args), "embedding": EMBEDDINGS[args.embedding],
+                                 "dataset": DATASETS.get(args.dataset, args.dataset)})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from tqdm import tqdm
 
-    from . import trained
-
-    parser = argparse.ArgumentParser(prog="python -m mwplib", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mwplib", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     solve = commands.add_parser("solve", help="answer problems given as text or in a JSON Lines file")
     solve.add_argument("text", nargs="?", help="one problem (or use --file)")
     solve.add_argument("--file", type=Path, help="JSON Lines: a string or {'id', 'text'} per line")
     solve.add_argument("--out", type=Path, help="write the answers here (default: standard output)")
-    for name, value in trained.DEFAULT.items():
-        solve.add_argument(f"--{name}", default=value, help=f"of the run whose solver answers (default {value})")
+    solve.add_argument("--model", default=DEFAULT_SOLVER["model"], choices=MODEL_NAMES,
+                       help=f"the solver (default {DEFAULT_SOLVER['model']})")
+    solve.add_argument("--embedding", default="S", metavar="{S,R (MiniLM),R (MPNet)}",
+                       help="S: trained from scratch; R: a pretrained encoder (default S)")
+    solve.add_argument("--dataset", default=next(iter(DATASETS)),
+                       choices=list(dict.fromkeys([*DATASETS, *DATASETS.values()])),
+                       help="what it is trained on (default: %(default)s)")
+    solve.add_argument("--profile", default=DEFAULT_SOLVER["profile"],
+                       help=f"how long it trains: quick (minutes) or full (default {DEFAULT_SOLVER['profile']})")
     check = commands.add_parser("check", help="check a file of your own problems (.jsonl or .csv)")
     check.add_argument("file", type=Path)
     install = commands.add_parser("install", help="install an optional encoder once (mpnet: about 400 MB)")
@@ -107,20 +167,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"{mpnet.NAME} installed at {mpnet.install()}")
         return 0
-    if (args.text is None) == (args.file is None):
-        parser.error("give one problem text or --file, not both")
-    solver = trained.solver_for(args.model, args.embedding, args.dataset, get_profile(args.profile))
-    items = list(_read(args.file)) if args.file else [("text", args.text)]
-    out = args.out.open("w") if args.out else sys.stdout
+    args = _checked(solve, args)
+    from . import trained  # torch: after the arguments are checked
+
     try:
-        for start in tqdm(range(0, len(items), CHUNK), desc="solving", unit="chunk", disable=len(items) <= CHUNK,
-                          file=sys.stderr):
-            for result in solve_lines(solver, items[start:start + CHUNK]):
-                print(json.dumps(result, ensure_ascii=False), file=out, flush=True)
-    finally:
-        if args.out:
-            out.close()
-    return 0
+        solver = trained.solver_for(args.model, args.embedding, args.dataset, get_profile(args.profile))
+    except OSError as error:  # an encoder neither installed nor reachable on a model hub
+        print(f"python -m mwplib solve: cannot load the {args.embedding} encoder: {error}", file=sys.stderr)
+        return 2
+    print(trained.describe(args.model, args.embedding, args.dataset, get_profile(args.profile)), file=sys.stderr)
+    items = _read(args.file) if args.file else iter([("text", args.text)])
+    failed = False
+    with args.out.open("w", encoding="utf-8") if args.out else nullcontext(sys.stdout) as out:
+        while chunk := list(islice(items, CHUNK)):  # answered as read: a bad line never costs the others theirs
+            for result in solve_lines(solver, chunk):
+                failed |= "error" in result
+                print(_line(result), file=out, flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

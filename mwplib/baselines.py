@@ -21,7 +21,7 @@ from .profiles import Profile
 from .records import SUFFIX, read_records
 from .report import by_validation, paper_vs_ours
 from .runkey import RunSpec, describe_config
-from .runs import ENCODER_NAMES, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
+from .runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -60,10 +60,11 @@ def variants(profile: Profile, datasets: Sequence[str]) -> pd.DataFrame:
     def scores(rec: dict[str, Any]) -> tuple[float, float]:
         return 100 * max(h["val_accuracy"] for h in rec["history"]), 100 * rec["metrics"]["test_accuracy"]
 
-    records = read_records(path for dataset in datasets
-                           for path in sorted(paths.runs_dir(profile.name).glob(f"*/{dataset}/*{SUFFIX}")))
+    records = read_records((path for dataset in datasets
+                            for path in sorted(paths.runs_dir(profile.name).glob(f"*/{dataset}/*{SUFFIX}"))
+                            if "-on-" not in path.name), RUN_FIELDS)  # not the question-removed evaluations beside
     rows, default_runs = [], {}  # rows: (cell, what differs, scores, the cell of the default run beside it)
-    for rec in (r for r in records if "spec" in r):  # the same folders hold question-removed evaluations
+    for rec in records:
         spec, config = rec["spec"], rec["spec"]["config"]
         default = {**describe_config(paper_config(spec["model"], config["embedding"])),
                    "val_fraction": RunSpec.val_fraction}

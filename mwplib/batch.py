@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--models", nargs="+", default=["seq2seq", "gts", "graph2tree", "transformer"])
     parser.add_argument("--embeddings", nargs="+", default=["scratch"])
     parser.add_argument("--datasets", nargs="+", default=["mawps", "asdiv-a"],
-                        help="shipped datasets by name, or your own .jsonl/.csv files (README: Your own problems)")
+                        help="shipped datasets by name, or your own .jsonl/.csv files (README: I have my own data)")
     parser.add_argument("--folds", nargs="+", type=int, default=None, help="only these of the profile's folds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--val-fraction", type=float, default=RunSpec.val_fraction,

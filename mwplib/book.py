@@ -34,6 +34,7 @@ project = "mwplib: four papers on math word problem solvers, reproduced ({profil
 html_title = project
 extensions = ["myst_nb"]
 html_theme = "furo"
+html_show_copyright = False  # no holder to name: the data and papers are their authors' (data/SOURCES.md)
 nb_execution_mode = "off"  # the notebooks were executed by run_all.sh; the book only shows them
 nb_code_prompt_show = "Show code"
 nb_code_prompt_hide = "Hide code"

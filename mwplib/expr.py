@@ -26,12 +26,18 @@ PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 RIGHT_ASSOCIATIVE = frozenset({"^"})
 _BRACKETS = {"(": ")", "[": "]"}
 
-_UNSIGNED = r"(?:\d+\.\d*|\.\d+|\d+)"
+_UNSIGNED = r"(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)"  # ASCII digits only: "٧" is not a number here
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _NUMBER = re.compile(rf"-?{_UNSIGNED}\Z")
 _SLOT = re.compile(r"(?:N|number)(\d+)\Z")
 _IDENTIFIER = re.compile(rf"{_NAME}\Z")
 _TOKEN = re.compile(rf"\s*(?:{_UNSIGNED}|{_NAME}|[-+*/^()\[\]])")
+
+#: A number written as a string (:func:`exact_value`): ASCII digits, a sign, commas only between groups of three
+#: digits, a decimal part and an exponent, or a fraction (``-1,000.5``, ``2.5e-3``, ``3/4``); never ``7,0``,
+#: ``1_000`` or another script's digits, which Python's own readers would take as 70, 1000 and 7
+_WRITTEN = re.compile(r"\s*[+-]?(?:(?:(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                      r"|[0-9]+/[0-9]+)\s*\Z")
 
 #: Tolerance for :func:`answers_match`, used both relatively and absolutely (see there).
 ANSWER_TOLERANCE = 1e-4
@@ -43,8 +49,9 @@ MAX_EXPONENT = 1024
 #: RecursionError far from its input. The deepest gold expression of the datasets here has depth 10 or so.
 MAX_DEPTH = 200
 
-#: Exact powers whose numerator or denominator would exceed this many bits are refused too: each exponent of
-#: ``((10^1000)^1000)^1000`` is small, the result is not (no answer in these datasets comes near 2^100000).
+#: Exact powers, and any intermediate value, whose numerator or denominator would exceed this many bits are refused
+#: too: each exponent of ``((10^1000)^1000)^1000`` is small, the result is not, and a sum of thirty 80,000-bit
+#: fractions took 6 s (no answer in these datasets comes near 2^100000).
 MAX_POWER_BITS = 100_000
 
 
@@ -408,11 +415,16 @@ def solve_for(lhs: Node, rhs: Node, var: str | None = "x") -> Node:
         if op == "^":
             raise ExpressionError(f"cannot isolate {var!r} under '^' in equation {equation!r}")
         if any(_matches(t, var) for t in leaves(left)):
-            if op == "/" and _is_zero(right):
-                raise ExpressionError(f"{var!r} is divided by zero in equation {equation!r}: no solution")
+            if op in "*/" and _is_zero(right):
+                raise ExpressionError(f"{var!r} is {'multiplied' if op == '*' else 'divided'} by zero in equation "
+                                      f"{equation!r}: no single solution")
             inverse = {"+": "-", "-": "+", "*": "/", "/": "*"}[op]
             target, other = left, Node(inverse, (other, right))
         else:
+            if op in "*/" and _is_zero(left):  # 0 * x, 0 / x: zero whatever x is
+                raise ExpressionError(f"{var!r} is {'multiplied by' if op == '*' else 'under'} a zero "
+                                      f"{'factor' if op == '*' else 'numerator'} in equation {equation!r}: no single "
+                                      f"solution")
             target = right
             other = Node(op, (left, other)) if op in "-/" else Node({"+": "-", "*": "/"}[op], (other, left))
     return other
@@ -422,7 +434,7 @@ def solve_for(lhs: Node, rhs: Node, var: str | None = "x") -> Node:
 
 def exact_value(value: Fraction | float | int | str) -> Fraction:
     """A number as an exact rational: floats as the decimal they print as (0.1 → 1/10, not the binary
-    double), strings as written (``"3/4"``, ``"1,000"``); bools, NaN and infinities are refused."""
+    double), strings as written (``"3/4"``, ``"1,000"``, :data:`_WRITTEN`); bools, NaN and infinities are refused."""
     if isinstance(value, bool):
         raise ExpressionError(f"{value!r} is a bool, not a number")
     if isinstance(value, (Fraction, int)):
@@ -432,6 +444,8 @@ def exact_value(value: Fraction | float | int | str) -> Fraction:
             raise ExpressionError(f"{value!r} is not finite")
         return Fraction(repr(value))
     if isinstance(value, str):
+        if not _WRITTEN.match(value):
+            raise ExpressionError(f"{value[:40]!r} is not a number")
         written = value.replace(",", "").strip()
         scale = re.search(r"[eE]([+-]?\d+)\Z", written)
         digits = scale.group(1).lstrip("+-").lstrip("0") if scale else ""
@@ -439,8 +453,10 @@ def exact_value(value: Fraction | float | int | str) -> Fraction:
             raise ExpressionError(f"{value[:40]!r}: exponent beyond ±{MAX_EXPONENT}")  # 1e10000000: seconds
         try:
             return Fraction(written)
-        except (ValueError, ZeroDivisionError):  # also past Python's digit limit for int strings
-            raise ExpressionError(f"{value[:40]!r} is not a number") from None
+        except ZeroDivisionError:
+            raise ExpressionError(f"{value[:40]!r} has a zero denominator") from None
+        except ValueError:  # past Python's digit limit for int strings
+            raise ExpressionError(f"{value[:40]!r}…: {len(written)} digits, more than Python reads") from None
     raise ExpressionError(f"{value!r} has unsupported type {type(value).__name__}")
 
 
@@ -472,22 +488,18 @@ def _value(node: Node, values: Mapping[str, Fraction]) -> Fraction:
     token = node.value
     if node.is_leaf:
         if is_number(token):
-            return Fraction(token)
+            return exact_value(token)  # an ExpressionError past Python's digit limit, not a bare ValueError
         if token not in values:
             raise ExpressionError(f"unbound symbol {token!r}")
         return values[token]
     left, right = (_value(child, values) for child in node.children)
-    if token == "+":
-        return left + right
-    if token == "-":
-        return left - right
-    if token == "*":
-        return left * right
-    if token == "/":
-        if right == 0:
-            raise ExpressionError("division by zero")
-        return left / right
-    return _power(left, right)
+    if token == "/" and right == 0:
+        raise ExpressionError("division by zero")
+    result = (left + right if token == "+" else left - right if token == "-" else left * right if token == "*"
+              else left / right if token == "/" else _power(left, right))
+    if max(result.numerator.bit_length(), result.denominator.bit_length()) > MAX_POWER_BITS:  # sums of big powers
+        raise ExpressionError(f"an intermediate value of more than {MAX_POWER_BITS} bits")  # took seconds each
+    return result
 
 
 def _bound(name: str, value: Fraction | float | int | str) -> Fraction:

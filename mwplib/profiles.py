@@ -25,6 +25,8 @@ class CompositionalPlan:
     ablation: bool = False  # Table IV: +DA without the ranker, operation 1 or operation 2
     ladder: tuple[str, ...] = ()  # split names of Fig. 5a's ladder trained on (besides I.I.D. and ComDiv), by the
     # first of `da_methods` (the paper: MathEN)
+    comdiv: str = "comdiv-pooled"  # the split Table II's ComDiv column trains on: built on several k-means draws
+    # (`compositional.datasets`); "comdiv" is the one-draw split
     max_epochs: int | None = None  # cap on the profile's epochs for these runs (None: the profile's own)
     patience: int = 0  # stop a run once validation has not improved for this many epochs (0: never)
 
@@ -109,10 +111,17 @@ PROFILES: dict[str, Profile] = {
                     compositional=CompositionalPlan(
                         methods=("LSTM", "Transformer", "MathEN", "GTS"), pools=("mawps", "math23k"), sd=("zh", "en"),
                         da_methods=("MathEN", "GTS"), da_iterations=7, ablation=True,
+                        comdiv="comdiv",  # its cells were trained on a lent GPU before the pooled split existed
                         ladder=("ladder-target0.40", "ladder-target0.50", "ladder-target0.60", "ladder-target0.70",
                                 "ladder-target0.90", "max"))),
 }
 DEFAULT_PROFILE = "quick"
+#: What ``python -m mwplib solve`` trains when not told otherwise (`mwplib.trained`): Seq2Seq S on MAWPS + ASDiv-A
+#: (3,138 problems), scored on SVAMP; a `quick` run of `QUICK_RUNS`, minutes on a laptop CPU. Under `quick` on a
+#: 2-core CPU it reached 19.3 % on SVAMP in 3.6 minutes; GTS S 26.2 % but in 17.7 (docs/data-fuzz.md).
+DEFAULT_SOLVER = {"model": "seq2seq", "embedding": "scratch", "dataset": "mawps-asdiv-a_svamp", "profile": "quick"}
+#: the solvers by name (`mwplib.models.MODELS`, which imports torch: the command line checks names without it)
+MODEL_NAMES = ("seq2seq", "gts", "graph2tree", "transformer", "constrained", "convs2s")
 
 
 def get_profile(name: str) -> Profile:

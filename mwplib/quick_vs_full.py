@@ -23,8 +23,11 @@ from . import paths
 CANNOT_SHOW: dict[tuple[str, str], str] = {
     ("05", "DRAW-1K + DOLPHIN-L: TD − TE*, derivation accuracy"):
         "quick trains the perceptron 2 epochs (full: 10); after 2, TD and TE* tie on DOLPHIN-L's 200 test problems",
-    ("06", "MAWPS: Rel. Gap LSTM − GTS"):
-        "a rank of two Rel. Gaps that full puts 0.09 apart; quick's 10-epoch runs on one split cannot order them",
+}
+#: What differs between the profiles' cells of a notebook, beyond epochs and folds: said under the table's count
+NOT_LIKE_FOR_LIKE = {
+    "06": "quick's ComDiv cells are trained on ComDiv built on five pooled k-means draws (`mawps-comdiv-pooled`), "
+          "full's on the one-draw ComDiv (`mawps-comdiv`): their ComDiv rows compare different splits",
 }
 
 VERDICTS = {"yes": "holds", "smaller": "holds", "no": "fails", "within noise": "open", "not shown": "open",
@@ -75,7 +78,10 @@ def markdown(frame: pd.DataFrame) -> str:
     """The table with a count of each agreement on top."""
     counted = frame["agree"].replace("", "not both run").value_counts()
     head = ", ".join(f"{counted.get(k, 0)} {k}" for k in ("yes", "no", "open", "not both run"))
+    differ = "".join(f"- notebook {notebook}: {why}\n" for notebook, why in NOT_LIKE_FOR_LIKE.items()
+                     if notebook in set(frame["notebook"]))
     return (f"Findings under `quick` beside `full` (agree: {head}; `python -m mwplib.quick_vs_full`)\n\n"
+            + (f"Not like for like:\n{differ}\n" if differ else "")
             + frame.to_markdown(index=False, floatfmt=".2f") + "\n")
 
 

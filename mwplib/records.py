@@ -11,12 +11,16 @@ import gzip
 import json
 import os
 import tempfile
+import time
 import warnings
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable
 
 SUFFIX = ".json.gz"
+#: a temporary file of `write_atomically` older than this belongs to no live writer (writing a record takes
+#: seconds) and is removed by the next write of its file
+STALE_SECONDS = 3600
 
 
 class DamagedRecord(ValueError):
@@ -27,8 +31,9 @@ def record_path(folder: Path, name: str) -> Path:
     return folder / f"{name}{SUFFIX}"
 
 
-def read_record(path: Path) -> dict[str, Any]:
-    """The record at `path`; :class:`DamagedRecord` naming the file when it cannot be one."""
+def read_record(path: Path, fields: Iterable[str] = ()) -> dict[str, Any]:
+    """The record at `path`; :class:`DamagedRecord` naming the file when it cannot be one or lacks one of
+    `fields`."""
     try:
         record = json.loads(gzip.decompress(path.read_bytes()))
     except (EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError) as error:
@@ -36,16 +41,18 @@ def read_record(path: Path) -> dict[str, Any]:
                             "or move it aside") from None
     if not isinstance(record, dict):
         raise DamagedRecord(f"{path}: damaged record (a JSON {type(record).__name__}, not an object)")
+    if missing := [name for name in fields if name not in record]:
+        raise DamagedRecord(f"{path}: damaged record (no {', '.join(missing)}); restore it with git or move it aside")
     return record
 
 
-def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
+def read_records(paths: Iterable[Path], fields: Iterable[str] = ()) -> list[dict[str, Any]]:
     """The records at `paths` that can be read; each damaged one is set aside with a warning naming it (a table
     over many records still renders; the damaged file stays for git to restore, and no run is trained over it)."""
-    records = []
+    records, fields = [], tuple(fields)
     for path in paths:
         try:
-            records.append(read_record(path))
+            records.append(read_record(path, fields))
         except DamagedRecord as error:
             warnings.warn(str(error), stacklevel=2)
     return records
@@ -62,6 +69,12 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
     leaves a half-written file, and two processes finishing the same run (a grid shared between workers) never
     write into one file."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a writer killed mid-write (kill -9)
+        try:
+            if time.time() - stale.stat().st_mtime > STALE_SECONDS:
+                stale.unlink()
+        except FileNotFoundError:  # another writer's, just moved into place
+            pass
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -32,14 +32,21 @@ def seed_everything(seed: int) -> None:
         pass
 
 
+#: what a render or a run writes: a change there does not make the code that wrote it "-dirty"
+GENERATED = ("results", "figures", "docs/book")
+
+
 def git_sha() -> str:
-    """The commit of this checkout; a copy without .git (e.g. sent to a GPU box) passes it in MWPLIB_GIT_SHA."""
+    """The commit of this checkout, ``-dirty`` when its code, notebooks or data differ from it (not its generated
+    tables, figures and records, which every render rewrites); a copy without .git (e.g. sent to a GPU box)
+    passes it in MWPLIB_GIT_SHA."""
     if sha := os.environ.get("MWPLIB_GIT_SHA"):
         return sha
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True,
                              check=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                *(f":(exclude){path}" for path in GENERATED)], cwd=paths.ROOT,
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return out.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):

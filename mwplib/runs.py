@@ -24,7 +24,7 @@ from . import paths
 from .models import ModelConfig, build_model, paper_config
 from .problem import Problem, Split
 from .profiles import PROFILES, Profile
-from .records import SUFFIX, read_record, read_records, record_path, write_record
+from .records import SUFFIX, DamagedRecord, read_record, read_records, record_path, write_record
 from .repro import run_manifest
 from .runkey import RunSpec
 from .solver import save_checkpoint
@@ -121,7 +121,22 @@ def recorded(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], p
              validation: Sequence[Problem] | None = None) -> dict[str, Any] | None:
     """The recorded result of this run, or None if it has not been trained under `profile`."""
     path = run_path(spec, spec.key(_profiled(train, test, profile, validation)[2]), profile)
-    return read_record(path) if path.exists() else None
+    return read_run(path) if path.exists() else None
+
+
+#: what every training run record holds (a record without one is damaged: `records.DamagedRecord`)
+RUN_FIELDS = ("key", "spec", "metrics", "history", "predictions")
+
+
+def read_run(path: Path) -> dict[str, Any]:
+    """The training run record at `path`, its fields and test accuracy checked; :class:`DamagedRecord` naming the
+    file otherwise (a gzip of ``{}`` or a NaN accuracy is not a run)."""
+    record = read_record(path, RUN_FIELDS)
+    accuracy = record["metrics"].get("test_accuracy") if isinstance(record["metrics"], dict) else None
+    if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)) or not 0 <= accuracy <= 1:
+        raise DamagedRecord(f"{path}: damaged record (test accuracy {accuracy!r:.40}); restore it with git or move "
+                            "it aside")
+    return record
 
 
 def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profile: Profile, *, force: bool = False,
@@ -169,7 +184,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
     resume.unlink(missing_ok=True)
     if path.exists() and not force:  # retrained for its weights only: the recorded result is never replaced
         retrained_path(key).write_text(record["weights"] + "\n")
-        return read_record(path)
+        return read_run(path)
     for stale in path.parent.glob(f"{key}-on-*"):  # evaluations of the weights this run replaces
         stale.unlink()
     write_record(path, record)

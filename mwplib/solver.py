@@ -16,8 +16,9 @@ from . import expr
 from .models import MODELS, MWPModel, assemble
 from .numbers import words_to_numbers
 from .problem import Problem
+from .reading import ascii_signs, misreadings, read_numbers, scale_numerals
 from .runkey import config_from
-from .text import EncodedText, OutputVocab, Vocab, encode_text, extract_numbers
+from .text import EncodedText, OutputVocab, Vocab, encode_text
 from .train import predict
 
 
@@ -41,13 +42,19 @@ def load_checkpoint(path: Path) -> tuple[MWPModel, int]:
     return model.eval(), int(saved["max_len"])
 
 
+#: The longest text solved, in characters (a problem of the datasets has a few hundred): a 1 MB line took minutes.
+MAX_CHARS = 5000
+
+
 def check_text(text: object) -> None:
     """The errors :meth:`Solver.solve` documents: TypeError for anything but a string, ValueError for one without
-    words."""
+    words or longer than :data:`MAX_CHARS`."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if not text.strip():
         raise ValueError("no text to solve")
+    if len(text) > MAX_CHARS:
+        raise ValueError(f"the text has {len(text)} characters; at most {MAX_CHARS} are solved")
 
 
 @dataclass(frozen=True)
@@ -93,8 +100,10 @@ class Solver:
     def solve(self, text: str, numbers: tuple[str, ...] | None = None) -> Solution:
         """Predict the equation of `text`; its numbers are found automatically unless given, after number words
         become digits ("seven" → 7), as SVAMP's training CSVs write them. Raises TypeError when `text` is not a
-        string and ValueError when it has no words; an answer the model cannot ground (no numbers in the text,
-        more numbers than it has slots, number words it does not convert) comes with `warnings` saying so."""
+        string and ValueError when it has no words. A minus sign that opens a number is its sign ("−5" → -5). An
+        answer the model cannot ground (no numbers in the text, more numbers than it has slots, number words it
+        does not convert, numbers written in a form it misreads: 1e3, 12², 2,5) or a percentage (read as its
+        number) comes with `warnings` saying so."""
         return self.solve_many([text], None if numbers is None else [numbers])[0]
 
     def solve_many(self, texts: Sequence[str], numbers: Sequence[tuple[str, ...]] | None = None) -> list[Solution]:
@@ -107,14 +116,20 @@ class Solver:
         return [solution_from(pred.prefix, pred.logprob, pred.attention, found, encoded, warnings)
                 for (_, found, encoded, warnings), pred in zip(prepared, predictions)]
 
-    def _prepare(self, text: str, numbers: tuple[str, ...] | None) -> tuple[str, tuple[str, ...], EncodedText, list[str]]:
+    def _prepare(self, text: str, numbers: tuple[str, ...] | None
+                 ) -> tuple[str, tuple[str, ...], EncodedText, list[str]]:
         """The text as the model reads it, its numbers, its encoding and what the solver could not use."""
         check_text(text)
         warnings: list[str] = []
         if numbers is None:
-            text, unconverted = words_to_numbers(text)
-            numbers = extract_numbers(text)
-            warnings += [f"number word not understood: {word!r}" for word in unconverted]
+            text, unconverted = words_to_numbers(scale_numerals(ascii_signs(text)))
+            try:
+                numbers = read_numbers(text)
+            except ValueError as error:  # a numeral past Python's digit limit
+                raise ValueError(f"a number of the text cannot be read ({str(error)[:60]})") from None
+            warnings += [f"number word not understood: {word!r}" for word in unconverted
+                         if word.lower() != "quarters"]  # coins, as the datasets use the word: read as a word
+            warnings += misreadings(text, percent=True)
         if not numbers:
             warnings.append("the text has no numbers: any answer comes from the model's constants alone")
         slots = self.model.out_vocab.max_slots

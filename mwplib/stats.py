@@ -46,6 +46,7 @@ from scipy import sparse
 from . import expr, metrics, paths
 from .problem import Problem, Split
 from .profiles import Profile
+from .records import write_atomically
 from .report import paper_vs_ours
 from .text import tokenize
 
@@ -275,7 +276,7 @@ def cld_tokens(problems: Sequence[Problem], *, remove_stop_words: bool = True) -
         parsed = json.loads(cache.read_text())
     else:
         parsed = _parse_for_cld(texts)
-        cache.write_text(json.dumps(parsed))
+        write_atomically(cache, lambda out: out.write(json.dumps(parsed).encode()))  # tests side by side
     return [tuple(token for token, stop in doc if not (stop and remove_stop_words)) for doc in parsed]
 
 

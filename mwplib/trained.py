@@ -1,4 +1,5 @@
-"""A trained solver by name, the one way to get one (README "Solve your own problem", ``python -m mwplib solve``).
+"""A trained solver by name, the one way to get one (README "I want to solve my own problem", ``python -m mwplib
+solve``).
 
 Weights are never committed, only run records. :func:`solver_for` finds the run of a model × embedding × dataset
 under a profile, trains it here when its weights are not on this machine (saying first about how long that
@@ -7,18 +8,17 @@ takes) and loads them; the committed record is never changed (:func:`mwplib.runs
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from . import runs
-from .profiles import PROFILES, Profile
+from .profiles import DEFAULT_SOLVER, PROFILES, Profile
 from .solver import Solver
 from .train import pick_device
 from .transfer import MissingWeights
 
-#: What ``python -m mwplib solve`` trains when not told otherwise (its command line's defaults, the profile by name):
-#: Seq2Seq S on MAWPS + ASDiv-A (3,138 problems), scored on SVAMP; a `quick` run of `profiles.QUICK_RUNS`, minutes
-#: on a laptop CPU.
-DEFAULT = {"model": "seq2seq", "embedding": "scratch", "dataset": runs.SVAMP_DATASET, "profile": "quick"}
+#: what `solver_for` trains when not told otherwise (`profiles.DEFAULT_SOLVER`: the command line's defaults too)
+DEFAULT = DEFAULT_SOLVER
 
 
 def from_run(record: dict[str, Any]) -> Solver:
@@ -47,6 +47,22 @@ def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embeddin
                    else runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds()))
         print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile.name}, "
               f"{spec.epochs} epochs): " + (f"about {minutes:.0f} min on this machine" if not math.isnan(minutes)
-                                            else "no recorded run to estimate its time from"), flush=True)
+                                            else "no recorded run to estimate its time from"), file=sys.stderr,
+              flush=True)  # standard output is the answers
         record = runs.run(spec, split.train, split.test, profile, progress=progress, need_weights=True)
     return from_run(record)
+
+
+def describe(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"], dataset: str = DEFAULT["dataset"],
+             profile: Profile = PROFILES[DEFAULT["profile"]], *, fold: int = 0, seed: int = 0) -> str:
+    """Which solver answers, in one line for its user: its run, its recorded test accuracy (SVAMP for the default
+    dataset) and where its weights are on this machine."""
+    split = runs.dataset_splits(dataset)[fold]
+    spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
+    record = runs.recorded(spec, split.train, split.test, profile)
+    if record is None:
+        return f"solver: {runs.run_label(spec.describe())} ({profile.name}): not trained yet"
+    scored = "SVAMP" if dataset == runs.SVAMP_DATASET else f"{dataset} fold {fold}"
+    weights = runs.weights_of(record, retrained_ok=True) or "not on this machine"
+    return (f"solver: {runs.run_label(record['spec'])} ({profile.name}), "
+            f"{100 * record['metrics']['test_accuracy']:.1f} % on {scored} (its run record); weights: {weights}")

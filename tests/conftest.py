@@ -9,9 +9,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
 
 
+#: tests that write the shared smoke renders (results/, figures/, build/notebooks/) or read them: marked `renders`,
+#: so that test.sh can run them in order in one process beside another running everything else
+RENDERS = ("tests/test_notebook_", "tests/test_book.py", "tests/test_runner.py")
+
+
 def pytest_collection_modifyitems(items):
     """The browser test of the book reads the smoke renders the notebook tests make: run it last."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_book.py::test_every_page"))
+    for item in items:
+        if item.nodeid.startswith(RENDERS):
+            item.add_marker(pytest.mark.renders)
 
 
 @pytest.fixture()

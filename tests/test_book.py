@@ -59,6 +59,7 @@ def test_book_builds_from_executed_notebooks_and_names_a_missing_one(tmp_path, m
     index = book.build_book("smoke", ["00"])
     page = (index.parent / "00_datasets.html").read_text()
     assert "2373" in page and "<details" in page and "Show code" in page
+    assert "Copyright" not in page  # furo's footer said "Copyright ©" and nothing after it
     assert "00_datasets.html" in index.read_text()
 
 

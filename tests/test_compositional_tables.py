@@ -17,10 +17,10 @@ def record(correct: int, of: int = 10, peer: float | None = None, val: float = 0
 
 @pytest.fixture()
 def tables():
-    runs = {("GTS", "mawps-iid"): [record(8)], ("GTS", "mawps-comdiv"): [record(5)], ("GTS", "sd-zh"): [record(1)],
-            ("LSTM", "mawps-iid"): [record(7)], ("LSTM", "mawps-comdiv"): [record(2, peer=0.3)],
+    runs = {("GTS", "mawps-iid"): [record(8)], ("GTS", "mawps-comdiv-pooled"): [record(5)], ("GTS", "sd-zh"): [record(1)],
+            ("LSTM", "mawps-iid"): [record(7)], ("LSTM", "mawps-comdiv-pooled"): [record(2, peer=0.3)],
             ("LSTM", "sd-zh"): [record(1, val=0.8)], ("LSTM", "sd-en"): [record(4)]}
-    da = {("GTS", "mawps-comdiv", "+DA"): [[record(5)], [record(6, n_train=120)]],
+    da = {("GTS", "mawps-comdiv-pooled", "+DA"): [[record(5)], [record(6, n_train=120)]],
           ("GTS", "sd-zh", "+DA"): [[record(1)], [record(3, n_train=130)]]}
     table2 = experiments.table2(runs, da, get_profile("quick"))
     return runs, da, table2
@@ -56,8 +56,16 @@ def test_findings_signs_follow_the_cells(tables):
     assert by.loc["MAWPS: Rel. Gap LSTM − GTS", "ours"] == pytest.approx((70 / 20 - 1) - (80 / 50 - 1))
     assert by.loc["GTS+DA − GTS: SD test", "ours"] == pytest.approx(20.0)
     assert by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "ours"] == pytest.approx(20.0 - 10.0)
-    # +DA was not run on I.I.D.: that comparison has no result rather than a verdict
-    assert list(claims[claims["holds"] == "no result"]["comparison"]) == ["GTS+DA MAWPS: I.I.D. − ComDiv"]
+    # +DA was not run on I.I.D.: that comparison has no result rather than a verdict, and keeps the paper's value
+    no_result = claims[claims["holds"] == "no result"].set_index("comparison")
+    assert no_result.loc["GTS+DA MAWPS: I.I.D. − ComDiv", "paper"] == pytest.approx(78.1 - 49.8)
+    # every claim of the paper is listed, run or not: each printed method loses on Math23K, MAWPS and SD
+    losses = claims[claims["finding"] == "every method loses on the compositional split (Table II)"]
+    assert len(losses) == len(experiments.PAPER_TABLE2) * 3
+    assert set(losses[losses["ours"].notna()]["comparison"]) == {
+        f"{m} {d}: {a} − {b}" for m in ("LSTM", "GTS") for d, a, b in (("MAWPS", "I.I.D.", "ComDiv"),
+                                                                     ("SD", "valid", "test"))} | {
+        "GTS+DA SD: valid − test"}
 
 
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
@@ -115,12 +123,12 @@ def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch)
     experiments.da_runs(profile)
     experiments.ladder_runs(profile)
     trained = {a[:-1] for a in asked if a[-1]}
-    assert trained == {("+DA", "GTS", "mawps-comdiv", ()), ("+DA", "GTS", "sd-zh", ()),
-                       *(("run", "GTS", f"mawps-{name}") for name in ("iid", "comdiv", "max"))}
+    assert trained == {("+DA", "GTS", "mawps-comdiv-pooled", ()), ("+DA", "GTS", "sd-zh", ()),
+                       *(("run", "GTS", f"mawps-{name}") for name in ("iid", "comdiv-pooled", "max"))}
     looked_up = {a[:-1] for a in asked if not a[-1]}
     assert len([a for a in looked_up if a[0] == "+DA"]) == 3  # the three ablations
-    assert {a[2] for a in looked_up if a[0] == "run"} == {"mawps-ladder-target" + f"{t:.2f}"
-                                                        for t in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)}
+    assert {a[2] for a in looked_up if a[0] == "run"} == {"mawps-comdiv", *("mawps-ladder-target" + f"{t:.2f}"
+                                                                          for t in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9))}
 
 
 @pytest.mark.slow
@@ -154,9 +162,9 @@ def test_a_run_whose_validation_falls_below_half_its_best_is_noted_as_collapsed(
     fell["history"][-1]["val_accuracy"] = 0.36  # exactly half: a fall, not a collapse
     assert experiments.collapse([fell]) == ""
     fell["history"][-1]["val_accuracy"] = 0.0
-    table2 = experiments.table2({("Transformer", "mawps-iid"): [record(7)], ("Transformer", "mawps-comdiv"): [fell]},
-                                {}, get_profile("quick"))
-    notes = table2.set_index("split")["note"]
+    table2 = experiments.table2({("Transformer", "mawps-iid"): [record(7)],
+                                 ("Transformer", "mawps-comdiv-pooled"): [fell]}, {}, get_profile("quick"))
+    notes = table2[(table2["method"] == "Transformer") & (table2["dataset"] == "MAWPS")].set_index("split")["note"]
     assert notes["I.I.D."] == "" and notes["ComDiv"].startswith("collapsed (transformer: 72.0 %")
 
 

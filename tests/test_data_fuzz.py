@@ -317,7 +317,7 @@ SILENT_BEFORE = [
     ("svamp csv", {"Equation": "-5"}, "listed", "answer-mismatch: equation gives -5"),
     ("svamp csv", {"Answer": "-5"}, "listed", "answer-mismatch"),
     ("svamp csv", {"Body": "x"}, "listed", "number-not-in-text: the text does not mention number0"),
-    ("svamp csv", {"Equation": "+ number0 " + "9" * 5000}, "listed", "answer-mismatch: the equation's value"),
+    ("svamp csv", {"Equation": "+ number0 " + "9" * 5000}, "listed", "answer-mismatch: equation cannot be evaluated"),
     ("svamp csv", {"Grade": "-5"}, "refused", "not a positive integer"),
     ("svamp csv", {"Answer": "7,0"}, "refused", "Answer '7,0' is not a number"),  # was read as 70
     ("svamp csv", {"Answer": "7_0"}, "refused", "is not a number"),

@@ -71,6 +71,14 @@ BAD = [  # (record, the reason's words)
     (b"[" * 100000, "not JSON"),
     (b'{"id": "big", "answer": ' + b"9" * 5000 + b"}", "not JSON"),
     ({**GOOD, "text": "Sam has " + "9" * 4400 + " marbles."}, "cannot be read"),
+    # issue 48: forms read as another number (1.2e3 as 1.2, 12² as 12, 2,5 as 2 and 5) are refused, not misread
+    ({**GOOD, "text": "A school has 1.2e3 students and 30 classes.", "equation": "x = 1.2 / 30", "answer": 0.04},
+     "exponent notation is not read"),
+    ({**GOOD, "text": "A square of 12² tiles loses 5.", "equation": "x = 12 - 5"}, "superscript power"),
+    ({**GOOD, "text": "Pour 2,5 liters and 5 more.", "equation": "x = 2 + 5"}, "'2,5' is read as two numbers"),
+    ({**GOOD, "constants": [1] * 1001}, "at most 1000"),
+    (b'{"id": "d", "text": "Sam has 12 marbles and gives 5.", "equation": "x = 12 - 5", "answer": 8, "answer": 7}',
+     "gives ['answer'] twice"),
 ]
 
 
@@ -152,3 +160,26 @@ def test_a_fuzz_of_records_loads_correctly_or_refuses_each_within_a_second(tmp_p
         assert all(_faults(problem, record) == [] for problem in loaded), (_faults(loaded[0], record), record)
         outcomes["loaded" if loaded else "refused"] += 1
     assert outcomes["loaded"] > 10 and outcomes["refused"] > 200  # both ways are exercised
+
+
+def test_a_negative_number_in_the_text_is_read_with_its_sign(tmp_path) -> None:
+    """Issue 48: "−5 degrees" was read as 5, so `x = -5 + 12` did not match its text."""
+    record = {"id": "t", "text": "The temperature was −5 degrees and rose by 12. How warm is it now?",
+              "equation": "x = -5 + 12", "answer": 7}
+    problem = load_problems(_jsonl(tmp_path, record))[0]
+    assert problem.numbers == ("-5", "12") and problem.prefix == ("+", "N0", "N1") and "-5 degrees" in problem.text
+
+
+def test_records_read_as_written(tmp_path) -> None:
+    """Issue 48: a byte-order mark lost a JSONL file's first record; a CSV fold "²" raised a bare ValueError and
+    "٣" loaded as fold 3; an equation's 2.50 was refused as "not in the text" beside the text's "2.50"."""
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode() + b"\n")
+    assert [p.id for p in load_problems(path)] == ["p1"]
+    for fold in ("\u00b2", "\u0663"):
+        (tmp_path / "f.csv").write_text(f"id,text,equation,answer,fold\np1,Sam has 12 marbles and gives 5. How many?,"
+                                        f"x = 12 - 5,7,{fold}\n", encoding="utf-8")
+        assert "fold must be an integer" in check_problems(tmp_path / "f.csv")[1][0].reason
+    priced = {"id": "c", "text": "A pen costs 2.50 dollars. How much do 4 pens cost?", "equation": "x = 2.50 * 4",
+              "answer": 10}
+    assert load_problems(_jsonl(tmp_path, priced, name="priced.jsonl"))[0].prefix == ("*", "N0", "N1")

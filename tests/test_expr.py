@@ -316,9 +316,21 @@ def test_templates():
 
 def test_exact_value():
     assert exact_value(0.1) == Fraction(1, 10) and exact_value("1,000") == 1000 and exact_value("3/4") == 0.75
-    for bad in (True, float("inf"), "3/0", "x", [1]):
+    assert exact_value("-1,000.25") == Fraction(-4001, 4) and exact_value(" .5 ") == Fraction(1, 2)
+    # issue 48: Python's own readers take these as 70, 123, 1000, 7 and 10^1025
+    for bad in (True, float("inf"), "3/0", "x", [1], "7,0", "1,2,3", "1_000", "\u0667", "1e1_025", "1,00"):
         with pytest.raises(ExpressionError):
             exact_value(bad)
+    assert not answers_match("7,0", 70)
+
+
+def test_solve_for_refuses_an_unknown_under_a_zero_numerator_or_factor():
+    """Issue 48: these gave x = 0, -1 or 26; each has no single solution."""
+    for equation in ("0/x=1", "(2-2)/x=3", "0/(x+1)=5", "1/(0/x)=3", "((3 - 3) / (3 - (x - (11 + 12)))) + 4 = 7",
+                     "x*0=3", "0*x=0", "x*(1-1)=2"):
+        with pytest.raises(ExpressionError, match="no single solution"):
+            solve_for(*parse_equation(equation))
+    assert evaluate(solve_for(*parse_equation("12/x=4"))) == 3
 
 
 def test_hostile_expressions_are_refused_quickly_never_crash() -> None:
@@ -338,6 +350,14 @@ def test_hostile_expressions_are_refused_quickly_never_crash() -> None:
             expr.exact_value(huge)
     assert expr.exact_value("2.5e-3") == Fraction(1, 400) and expr.exact_value("1E+0000007") == 10 ** 7
     assert metrics.answer_correct(["^", "^", "^", "10", "1000", "5", "30"], [], 1.0) is False  # never raises
+    assert metrics.answer_correct(["9" * 5000], [], 1.0) is False
+    primes = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107,
+              109, 113, 127)
+    summed = "x = 1/(3^50)^1000 + " + " + ".join(f"1/({p}^33)^1000" for p in primes)  # issue 48: 6.4 s
+    with pytest.raises(expr.ExpressionError, match="intermediate value"):
+        expr.evaluate(expr.solve_for(*expr.parse_equation(summed)))
+    with pytest.raises(expr.ExpressionError, match="more than Python reads"):
+        expr.evaluate(expr.parse_infix("9" * 5000))
     with pytest.raises(expr.ExpressionError, match="divided by zero"):
         expr.solve_for(*expr.parse_equation("x/0=1"))
     assert time.perf_counter() - started < 2.0

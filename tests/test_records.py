@@ -62,3 +62,33 @@ def test_a_resume_state_is_saved_under_a_temporary_name_of_its_own(tmp_path) -> 
     train._save_atomically({"history": [1]}, path)
     assert torch.load(path)["history"] == [1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["abc.pt", "abc.tmp"]
+
+
+@pytest.mark.parametrize("content, why", [({}, "no key, spec, metrics, history, predictions"),
+                                          ({"key": "k", "spec": {}, "metrics": {"test_accuracy": float("nan")},
+                                            "history": [], "predictions": []}, "test accuracy nan"),
+                                          ({"key": "k", "spec": {}, "metrics": [], "history": [],
+                                            "predictions": []}, "test accuracy None")])
+def test_a_run_record_without_its_fields_or_a_real_accuracy_is_damaged(tmp_path, content, why) -> None:
+    """Issue 48: a gzip of {} passed `read_record` and `solve` died later with KeyError: 'key', naming no file."""
+    from mwplib.runs import read_run
+
+    path = record_path(tmp_path, "run")
+    write_record(path, content)
+    with pytest.raises(DamagedRecord, match=f"{path}: damaged record \\({why}"):
+        read_run(path)
+
+
+def test_a_temporary_left_by_a_killed_writer_is_swept_by_the_next_write(tmp_path) -> None:
+    import os
+    import time
+
+    from mwplib.records import STALE_SECONDS
+
+    path = record_path(tmp_path, "run")
+    old, fresh = tmp_path / f".{path.name}.abc.tmp", tmp_path / f".{path.name}.def.tmp"
+    for left in (old, fresh):
+        left.write_bytes(b"half")
+    os.utime(old, (time.time() - STALE_SECONDS - 1,) * 2)
+    write_record(path, {"a": 1})
+    assert not old.exists() and fresh.exists()  # a fresh one may be another writer's, still writing

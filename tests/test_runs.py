@@ -94,6 +94,14 @@ def test_solver_refuses_bad_input_clearly_and_warns_what_it_ignored(isolated) ->
     many = solver.solve("Numbers " + " ".join(str(n) for n in range(1, 30)) + ". Sum?")
     assert any("can use the first" in w for w in many.warnings)
     assert any("'half'" in w for w in solver.solve("Tom ate half of 8 apples. How many are left?").warnings)
+    # issue 48: a negative quantity keeps its sign; a form read as another number, or a percentage, is said
+    assert solver.solve("The temperature was −5 degrees and rose by 12. What is it now?").numbers == ("-5", "12")
+    assert solver.solve("It was –5 and fell by 3.").numbers == ("-5", "3")
+    rich = solver.solve("A city of 2.5 million people has 5 quarters each. How many?")
+    assert rich.numbers == ("2500000", "5") and rich.warnings == ()  # "million" is a number, "quarters" coins
+    for text, said in (("A school has 1.2e3 students and 30 classes.", "'1.2e3'"), ("A room of 12² tiles.", "'12²'"),
+                       ("Pour 2,5 liters into 3 cups.", "'2,5'"), ("Sam pays 50% of 80 dollars.", "'50%'")):
+        assert any(said in w for w in solver.solve(text).warnings), text
 
 
 @pytest.mark.parametrize("name", ["seq2seq", "gts", "graph2tree", "transformer", "constrained"])

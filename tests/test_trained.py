@@ -36,14 +36,14 @@ def test_solve_many_is_solve_batched(isolated) -> None:
 
 def test_solver_for_trains_once_then_loads_and_from_run_needs_weights(isolated, capsys) -> None:
     solver = trained.solver_for("seq2seq", "scratch", "asdiv-a", PROFILES["smoke"], progress=False)
-    assert "training seq2seq S on asdiv-a fold 0 (smoke, 1 epochs)" in capsys.readouterr().out
+    assert "training seq2seq S on asdiv-a fold 0 (smoke, 1 epochs)" in capsys.readouterr().err
     split = runs.dataset_splits("asdiv-a")[0]
     smoke = PROFILES["smoke"]
     record = runs.recorded(runs.spec_for("seq2seq", "scratch", "asdiv-a", split.name, 0, smoke), split.train,
                            split.test, smoke)
     assert solver.beam == record["spec"]["beam"] == 1  # decodes as its record was scored
     again = trained.solver_for("seq2seq", "scratch", "asdiv-a", PROFILES["smoke"])
-    assert capsys.readouterr().out == "" and again.solve("Tom has 3 apples and 4 pears. How many?").answer is not None
+    assert capsys.readouterr().err == "" and again.solve("Tom has 3 apples and 4 pears. How many?").answer is not None
     runs.checkpoint_path(record["key"]).unlink()
     with pytest.raises(MissingWeights, match="solver_for"):
         trained.from_run(record)
@@ -59,7 +59,7 @@ def test_the_command_line_answers_every_line_or_says_why_not(isolated, tmp_path,
     problems = tmp_path / "problems.jsonl"
     problems.write_bytes(b"\n".join(lines) + b"\n")
     out = tmp_path / "answers.jsonl"
-    assert main(["solve", "--file", str(problems), "--out", str(out), "--profile", "smoke"]) == 0
+    assert main(["solve", "--file", str(problems), "--out", str(out), "--profile", "smoke"]) == 1  # a line failed
     answers = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(answers) == len(lines)
     assert all("answer" in a for a in answers[:4]) and answers[1]["id"] == "p2"
@@ -70,4 +70,43 @@ def test_the_command_line_answers_every_line_or_says_why_not(isolated, tmp_path,
     assert answers[10]["id"].endswith("problems.jsonl:11") and "not JSON" in answers[10]["error"]
     assert "UTF-8" in answers[11]["error"]
     assert main(["solve", "Sam has 5 cats and 2 dogs. How many pets?", "--profile", "smoke"]) == 0
-    assert "answer" in json.loads(capsys.readouterr().out.splitlines()[-1])
+    printed = capsys.readouterr()
+    assert "answer" in json.loads(printed.out.splitlines()[-1])
+    assert "solver: seq2seq S mawps-asdiv-a_svamp fold 0 (smoke)" in printed.err and "on SVAMP" in printed.err
+    assert "weights: " in printed.err
+
+
+def test_the_command_line_answers_hostile_lines_one_by_one(isolated, tmp_path, capsys) -> None:
+    """Issue 48: each of these ended the command in a traceback, losing the other lines' answers."""
+    hostile = [json.dumps({"id": "big", "text": "He had " + "9" * 4400 + " coins. How many?"}),
+               json.dumps({"id": "\ud800", "text": "Tom has 3 apples\ud800 and 4 more. How many?"}),
+               "[" * 100000, json.dumps("x" * 6000), json.dumps("It was −5 degrees and rose by 12. How warm now?")]
+    problems = tmp_path / "hostile.jsonl"
+    problems.write_text("\n".join(hostile) + "\n")
+    assert main(["solve", "--file", str(problems), "--profile", "smoke"]) == 1
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(answers) == len(hostile)
+    assert "cannot be read" in answers[0]["error"] and "answer" in answers[1] and "not JSON" in answers[2]["error"]
+    assert "at most 5000" in answers[3]["error"] and answers[4]["text"].startswith("It was −5")
+    assert main(["solve", "   ", "--profile", "smoke"]) == 1
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["solve", "--file", "no/such.jsonl"], "no such file"), (["solve", "--file", "."], "not a file"),
+    (["solve", "x", "--out", "no/such/folder/a.jsonl"], "no folder"), (["solve", "x", "--model", "gpt"], "--model"),
+    (["solve", "x", "--profile", "fast"], "--profile"), (["solve", "x", "--embedding", "roberta"], "--embedding"),
+    (["solve"], "give one problem text or --file")])
+def test_a_bad_argument_fails_before_anything_is_trained(isolated, argv, said, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(trained, "solver_for", lambda *a, **k: pytest.fail("trained before checking its arguments"))
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_the_command_line_names_what_the_library_has() -> None:
+    """`python -m mwplib` checks names without importing torch, from lists kept beside the library's own."""
+    from mwplib.models import MODELS
+    from mwplib.profiles import DEFAULT_SOLVER, MODEL_NAMES
+
+    assert MODEL_NAMES == tuple(MODELS) and DEFAULT_SOLVER["dataset"] == runs.SVAMP_DATASET
+    assert trained.DEFAULT is DEFAULT_SOLVER

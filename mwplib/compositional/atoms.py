@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..expr import ExpressionError, Node, is_slot, parse_prefix, slot_index
 from ..nlp import jieba
@@ -114,3 +114,15 @@ def totals(items: Sequence[Structure], part: str) -> Counter[str]:
     for item in items:
         counts.update(getattr(item, part))
     return counts
+
+
+def pooled(labellings: Sequence[Mapping[str, Structure]]) -> dict[str, Structure]:
+    """Each problem's atoms and compounds under several labellings (k-means draws) at once, tagged by draw.
+
+    Every draw gives a problem the same number of items, so the Chernoff coefficient of the pooled counts is the
+    mean of the draws' coefficients: a greedy split over the pooled structures maximises the mean divergence, and
+    so does not exploit what one draw's clusters happen to separate."""
+    return {pid: Structure(tuple(f"{d}:{a}" for d, labelling in enumerate(labellings) for a in labelling[pid].atoms),
+                           tuple(f"{d}:{c}" for d, labelling in enumerate(labellings)
+                                 for c in labelling[pid].compounds))
+            for pid in labellings[0]}

@@ -30,17 +30,23 @@ def _chinese(text: str) -> frozenset[str]:
     return frozenset(kept)
 
 
+#: text → its constituents: SD is synthesised from one pool several times (both readings, with and without the
+#: preconditions), and tagging the same texts again is most of the cost
+_ANALYSED: dict[str, frozenset[str]] = {}
+
+
 def constituent_sets(problems: Iterable[Problem]) -> dict[str, frozenset[str]]:
-    """Constituents of many problems, keyed by problem id (each id analysed once; English texts go through
-    spaCy's `nlp.pipe` in one batch, with the parser off since only tags and lemmas are needed)."""
+    """Constituents of many problems, keyed by problem id (each text analysed once per process; English texts go
+    through spaCy's `nlp.pipe` in one batch, with the parser off since only tags and lemmas are needed)."""
     texts = {problem.id: problem.text for problem in problems}
-    out = {pid: _chinese(text) for pid, text in texts.items() if is_chinese(text)}
-    english = [pid for pid in texts if pid not in out]
+    new = list(dict.fromkeys(text for text in texts.values() if text not in _ANALYSED))
+    _ANALYSED.update((text, _chinese(text)) for text in new if is_chinese(text))
+    english = [text for text in new if not is_chinese(text)]
     if english:
-        docs = spacy_pipeline(("ner", "parser")).pipe((texts[pid] for pid in english), batch_size=256)
-        for pid, doc in zip(english, docs):
-            out[pid] = frozenset(token.lemma_.lower() for token in doc if token.pos_ in ENGLISH_POS)
-    return out
+        docs = spacy_pipeline(("ner", "parser")).pipe(english, batch_size=256)
+        for text, doc in zip(english, docs):
+            _ANALYSED[text] = frozenset(token.lemma_.lower() for token in doc if token.pos_ in ENGLISH_POS)
+    return {pid: _ANALYSED[text] for pid, text in texts.items()}
 
 
 def constituents(problem: Problem) -> frozenset[str]:

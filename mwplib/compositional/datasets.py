@@ -4,6 +4,10 @@ MAWPS is the 2,373-problem set; Math23K only its public 6,234 problems (the full
 labelled so wherever it appears. A problem without a single expression over its numbers cannot be split or
 solved: it is left out and listed (:func:`excluded`). Split files live in ``results/splits/compositional/``;
 the first call makes one (seconds), later calls read it, so every run trains on exactly the committed ids.
+
+A split built on one k-means draw can exploit what that draw's clusters happen to separate, so every split is also
+re-measured under draws it was not built on (:func:`redrawn`, a committed file too), and ComDiv is also built on
+several draws at once (``comdiv-pooled``, :func:`make_pooled_splits`).
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from typing import Any
 from .. import paths
 from ..problem import Problem, Split
 from . import atoms, splits
+from .divergence import ATOM_ALPHA, COMPOUND_ALPHA, KEYSERS_ALPHAS
 
 #: the pools, by the dataset names runs are recorded under
 LABELS = {"mawps": "MAWPS", "math23k": "Math23K, public 6,234"}
@@ -25,6 +30,12 @@ KS = (5, 10, 20)
 PAPER_COMDIV = {"mawps": 0.77, "math23k": 0.69}
 #: the ladder of Fig. 5a: compound divergences aimed at, between the I.I.D. split and the greedy maximum
 LADDER_TARGETS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: k-means draws per split seed: a pooled split is built on the first `DRAWS` and every split is re-measured on the
+#: next `DRAWS`, which no split was built on (seed s: draws 10 s … 10 s + 9; the one-draw splits use draw s)
+DRAWS = 5
+#: the atom bound a pooled split is built under: below `splits.MAX_ATOM_DIVERGENCE`, so that the bound still holds
+#: under the draws it was not built on
+POOLED_ATOM_BOUND = 0.015
 SPLIT_DIR = paths.RESULTS / "splits" / "compositional"
 
 
@@ -93,23 +104,81 @@ def make_splits(dataset: str, seed: int = 0) -> dict[str, splits.SplitIds]:
     return made
 
 
+def draws(seed: int, held_out: bool = False) -> range:
+    """The k-means draws a pooled split of `seed` is built on, or (`held_out`) those every split is re-measured on."""
+    first = 10 * seed + (DRAWS if held_out else 0)
+    return range(first, first + DRAWS)
+
+
+def chosen_k(dataset: str, seed: int = 0) -> int:
+    """The k chosen for the pool's one-draw splits (§V-A's choice, saved in their files)."""
+    return json.loads(split_path(dataset, "comdiv", seed).read_text(encoding="utf-8"))["k"]
+
+
+def labellings(dataset: str, seed: int, held_out: bool) -> list[dict[str, atoms.Structure]]:
+    """The pool's atoms and compounds under each of :func:`draws`, at the k chosen for its one-draw splits."""
+    problems, k = pool(dataset), chosen_k(dataset, seed)
+    return [atoms.structures(problems, atoms.cluster_quantities(problems, k, draw)) for draw in draws(seed, held_out)]
+
+
+def make_pooled_splits(dataset: str, seed: int = 0) -> dict[str, splits.SplitIds]:
+    """ComDiv built on :data:`DRAWS` clusterings at once (`atoms.pooled`): the greedy maximum of their mean compound
+    divergence under :data:`POOLED_ATOM_BOUND`, measured (as saved) under the pooled counts."""
+    structs = atoms.pooled(labellings(dataset, seed, held_out=False))
+    return {"comdiv-pooled": splits.greedy_split(f"{dataset}-comdiv-pooled", structs, splits.test_size(len(structs)),
+                                                 seed, max_atom_divergence=POOLED_ATOM_BOUND)}
+
+
 def split_path(dataset: str, name: str, seed: int = 0) -> Path:
     return SPLIT_DIR / f"{dataset}-{name}-seed{seed}.json"
 
 
+ONE_DRAW = ["iid", "comdiv", "max", *(f"ladder-target{t:.2f}" for t in LADDER_TARGETS)]
+POOLED = ["comdiv-pooled"]
+
+
 def split_names() -> list[str]:
-    return ["iid", "comdiv", "max", *(f"ladder-target{t:.2f}" for t in LADDER_TARGETS)]
+    return [*ONE_DRAW, *POOLED]
 
 
 def split_files(dataset: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """Every split file of a pool (made and saved the first time), by split name."""
-    if not all(split_path(dataset, name, seed).exists() for name in split_names()):
-        problems = {p.id: p for p in pool(dataset)}
-        k = clustering(dataset, seed).k
-        for name, split in make_splits(dataset, seed).items():
-            splits.save(splits.to_json(split, problems, seed, dataset=dataset, pool=LABELS[dataset], k=k),
-                        split_path(dataset, name, seed))
+    families = ((ONE_DRAW, make_splits, lambda: {"k": clustering(dataset, seed).k}),
+                (POOLED, make_pooled_splits, lambda: {"k": chosen_k(dataset, seed), "draws": list(draws(seed)),
+                                                      "atom_bound": POOLED_ATOM_BOUND}))
+    for names, make, about in families:
+        if not all(split_path(dataset, name, seed).exists() for name in names):
+            problems = {p.id: p for p in pool(dataset)}
+            made, info = make(dataset, seed), about()
+            for name, split in made.items():
+                splits.save(splits.to_json(split, problems, seed, dataset=dataset, pool=LABELS[dataset], **info),
+                            split_path(dataset, name, seed))
     return {name: json.loads(split_path(dataset, name, seed).read_text(encoding="utf-8")) for name in split_names()}
+
+
+def redrawn_path(dataset: str, seed: int = 0) -> Path:
+    return SPLIT_DIR / f"{dataset}-redrawn-seed{seed}.json"
+
+
+def redrawn(dataset: str, seed: int = 0) -> list[dict[str, Any]]:
+    """Every split of the pool re-measured under each held-out draw (:func:`draws`) and both α conventions: rows of
+    split, draw, α ("paper" or "Keysers"), DBCA^a, DBCA^c. Measured and saved the first time (a minute for
+    Math23K), read later; a saved file is never replaced."""
+    path = redrawn_path(dataset, seed)
+    if not path.exists():
+        files = split_files(dataset, seed)
+        rows = []
+        for draw, structs in zip(draws(seed, held_out=True), labellings(dataset, seed, held_out=True)):
+            for name, record in files.items():
+                train = [*record["train"], *record["validation"]]
+                for convention, alphas in (("paper", (ATOM_ALPHA, COMPOUND_ALPHA)), ("Keysers", KEYSERS_ALPHAS)):
+                    measured = splits.measure(name, train, record["test"], structs, alphas)
+                    rows.append({"split": name, "draw": draw, "alpha": convention,
+                                 "DBCA^a": round(measured.atom_divergence, 6),
+                                 "DBCA^c": round(measured.compound_divergence, 6)})
+        splits.save(json.dumps({"dataset": dataset, "seed": seed, "k": chosen_k(dataset, seed), "rows": rows},
+                               indent=1) + "\n", path)
+    return json.loads(path.read_text(encoding="utf-8"))["rows"]
 
 
 def as_split(dataset: str, name: str, seed: int = 0) -> Split:

@@ -22,6 +22,7 @@ from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
 from ..train import split_validation
 from . import atoms, audit, datasets, splits, synthesis, training
+from .divergence import KEYSERS_ALPHAS, PAPER_ALPHA_SENTENCE
 from .sentences import is_chinese
 
 #: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
@@ -35,6 +36,11 @@ PAPER_TABLE2 = {"LSTM": (67.4, 47.4, 74.5, 36.5, 93.7, 7.8), "Transformer": (58.
                 "BERTGen": (68.1, 43.0, 70.7, 43.0, 96.9, 9.6), "GPT-2": (70.4, 49.7, 62.2, 31.9, 95.1, 8.3),
                 "MathEN": (66.5, 46.9, 76.4, 40.9, 94.6, 7.5), "GTS": (71.5, 51.2, 76.9, 48.4, 96.9, 7.9),
                 "MathEN+DA": (67.3, 47.5, 77.6, 42.4, 95.5, 17.4), "GTS+DA": (72.1, 52.0, 78.1, 49.8, 96.4, 23.5)}
+#: Table II's Rel. Gap columns as printed (Math23K, MAWPS, SD): a few differ from the printed accuracies' ratio
+PAPER_REL_GAP = {method: dict(zip(("Math23K", "MAWPS", "SD"), gaps)) for method, gaps in {
+    "LSTM": (0.42, 1.04, 11.0), "Transformer": (0.44, 0.81, 12.8), "BERTGen": (0.58, 0.64, 9.09),
+    "GPT-2": (0.42, 0.95, 10.5), "MathEN": (0.42, 0.87, 11.7), "GTS": (0.39, 0.59, 11.3),
+    "MathEN+DA": (0.42, 0.83, 4.5), "GTS+DA": (0.38, 0.57, 3.1)}.items()}
 TABLE2_COLUMNS = (("math23k", "I.I.D."), ("math23k", "ComDiv"), ("mawps", "I.I.D."), ("mawps", "ComDiv"),
                   ("sd", "valid"), ("sd", "test"))
 #: Table III: method → (structural, lexical) accuracy on SD test
@@ -47,7 +53,22 @@ ABLATIONS = {"+DA": {}, "− DataRanker": {"ranked": False}, "− Operation 1": 
 #: methods of Table II that need a model hub or a Chinese encoder this project cannot load offline
 UNAVAILABLE = {"BERTGen": "no pretrained encoder-decoder offline (MiniLM is English only; no Chinese BERT)",
                "GPT-2": "no model hub reachable"}
-SPLIT_NAMES = {"iid": "I.I.D.", "comdiv": "ComDiv"}
+#: Table I's splits: I.I.D., ComDiv built on one k-means draw, and on several at once (`datasets.make_pooled_splits`)
+TABLE1_SPLITS = {"iid": "I.I.D.", "comdiv": "ComDiv", "comdiv-pooled": "ComDiv, pooled draws"}
+#: split name → Table II's column: a plan trains I.I.D. and one of the ComDiv splits (`CompositionalPlan.comdiv`)
+SPLIT_NAMES = {"iid": "I.I.D.", "comdiv": "ComDiv", "comdiv-pooled": "ComDiv"}
+#: the ladder's column of compound divergence re-measured under the held-out draws
+REDRAWN = "DBCA^c re-drawn"
+
+
+def table2_splits(plan: CompositionalPlan) -> tuple[str, str]:
+    """The splits of a pool Table II trains under `plan`: I.I.D. and its ComDiv."""
+    return "iid", plan.comdiv
+
+
+def _is_comdiv(dataset: str) -> bool:
+    """Whether a run dataset name (``mawps-comdiv-pooled``) is one of Table II's ComDiv columns."""
+    return SPLIT_NAMES.get(dataset.partition("-")[2]) == "ComDiv"
 
 
 # ---------------------------------------------------------------- data
@@ -83,7 +104,8 @@ def _limited(split: Split, profile: Profile) -> tuple[list[Problem], list[Proble
 def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     """Every dataset Table II trains on under `profile`, by run dataset name."""
     plan = profile.compositional
-    out = {f"{pool}-{name}": datasets.as_split(pool, name, seed) for pool in plan.pools for name in SPLIT_NAMES}
+    out = {f"{pool}-{name}": datasets.as_split(pool, name, seed)
+           for pool in plan.pools for name in table2_splits(plan)}
     out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd
                 if sd_set(language).train and sd_set(language).test})  # an SD no problem passed: nothing to train
     return out
@@ -108,17 +130,29 @@ def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
 
 
 def table1(seed: int = 0) -> pd.DataFrame:
-    """Table I beside the paper: sizes, NR = train / test size, LR, DBCA^a, DBCA^c for every split."""
+    """Table I beside the paper: sizes, NR = train / test size, LR, DBCA^a, DBCA^c for every split; each DBCA also
+    re-measured under the held-out k-means draws (`datasets.redrawn`: mean, s.d., worst) and, as re-measured, under
+    the α convention of the implementation the paper cites (`divergence.KEYSERS_ALPHAS`)."""
     rows = []
     for pool in ("math23k", "mawps"):
-        for name, label in SPLIT_NAMES.items():
+        redrawn = pd.DataFrame(datasets.redrawn(pool, seed))
+        for name, label in TABLE1_SPLITS.items():
             split, record = datasets.as_split(pool, name, seed), datasets.split_files(pool, seed)[name]
             train = [*split.train, *split.dev]  # the paper's train size includes its validation part
             ours = (len(train), len(split.test), _length_ratio(train, split.test),
                     record["atom_divergence"], record["compound_divergence"])
-            rows += _table1_rows(datasets.LABELS[pool], label, PAPER_TABLE1[(pool.replace("mawps", "MAWPS")
-                                                                            .replace("math23k", "Math23K"), label)],
-                                 ours, f"k = {record['k']}")
+            built = f"k = {record['k']}, " + (f"built on draws {record['draws'][0]}–{record['draws'][-1]} pooled"
+                                              if "draws" in record else f"built on draw {seed}")
+            paper = PAPER_TABLE1[(pool.replace("mawps", "MAWPS").replace("math23k", "Math23K"),
+                                  label.split(",")[0])]
+            rows += _table1_rows(datasets.LABELS[pool], label, paper, ours, built,
+                                 redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "paper")])
+            keysers = redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "Keysers")]
+            for statistic, alpha in zip(("DBCA^a", "DBCA^c"), KEYSERS_ALPHAS):
+                rows.append({"dataset": datasets.LABELS[pool], "split": label,
+                             "statistic": f"{statistic}, α = {alpha} (Keysers et al.)", "paper": None,
+                             "ours": keysers[statistic].mean(), **_spread(keysers[statistic], statistic),
+                             "note": "mean of the re-drawn clusterings; the paper: " + PAPER_ALPHA_SENTENCE})
     for language in ("zh", "en"):
         made = sd_set(language)
         if made.train and made.test:
@@ -142,12 +176,25 @@ def _audited(name: str) -> str:
     return f"not proofread by hand; audit: {share:g} % of {len(table)} sampled acceptable"
 
 
-def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[float], note: str) -> list[dict]:
+def _spread(values: pd.Series, statistic: str) -> dict[str, float]:
+    """A divergence over re-drawn clusterings: mean, s.d. and the worst draw (the largest DBCA^a, the smallest
+    DBCA^c)."""
+    worst = values.max() if statistic.startswith("DBCA^a") else values.min()
+    return {"re-drawn mean": values.mean(), "re-drawn s.d.": values.std(ddof=1), "re-drawn worst": worst}
+
+
+def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[float], note: str,
+                 redrawn: pd.DataFrame | None = None) -> list[dict]:
     names = ("train", "test", "NR", "LR", "DBCA^a", "DBCA^c")
     paper_values = [*paper[:2], paper[0] / paper[1] if paper[0] else None, *paper[2:]]
     our_values = [*ours[:2], ours[0] / ours[1] if ours[1] else float("nan"), *ours[2:]]
-    return [{"dataset": pool, "split": split, "statistic": n, "paper": p, "ours": o, "note": note}
-            for n, p, o in zip(names, paper_values, our_values)]
+    rows = []
+    for n, p, o in zip(names, paper_values, our_values):
+        spread = {}
+        if redrawn is not None and n.startswith("DBCA"):
+            spread = _spread(redrawn[n], n)
+        rows.append({"dataset": pool, "split": split, "statistic": n, "paper": p, "ours": o, **spread, "note": note})
+    return rows
 
 
 def sd_sizes() -> pd.DataFrame:
@@ -224,7 +271,7 @@ def _da_cells(profile: Profile, seed: int) -> Iterator[tuple[str, str, str, dict
             continue
         problems = _limited(split, profile)
         for method in plan.da_methods:
-            variants = ABLATIONS if dataset.endswith("comdiv") and method == plan.da_methods[0] else {"+DA": {}}
+            variants = ABLATIONS if _is_comdiv(dataset) and method == plan.da_methods[0] else {"+DA": {}}
             for variant, options in variants.items():
                 yield method, dataset, variant, options, plan.ablation or variant == "+DA", problems
 
@@ -257,7 +304,7 @@ def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
 
 def ladder_splits(plan: CompositionalPlan) -> tuple[str, ...]:
     """The splits of Fig. 5a's ladder a plan trains: I.I.D., ComDiv and `plan.ladder`."""
-    return (*SPLIT_NAMES, *plan.ladder)
+    return (*table2_splits(plan), *plan.ladder)
 
 
 def ladder_runs(profile: Profile, seed: int = 0, train_missing: bool = True) -> dict[tuple[str, str], Any]:
@@ -352,7 +399,8 @@ def collapse(records: Sequence[dict[str, Any]]) -> str:
 
 
 def _column(dataset: str) -> tuple[str, str]:
-    """A run dataset name as Table II's (pool, column): ``mawps-comdiv`` → (mawps, ComDiv), ``sd-zh`` → (sd, zh)."""
+    """A run dataset name as Table II's (pool, column): ``mawps-comdiv-pooled`` → (mawps, ComDiv), ``sd-zh`` →
+    (sd, zh)."""
     pool, _, name = dataset.partition("-")
     if pool != "sd" and name not in SPLIT_NAMES:
         raise ValueError(f"run dataset {dataset!r} is not a column of Table II")
@@ -360,28 +408,33 @@ def _column(dataset: str) -> tuple[str, str]:
 
 
 def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
-    """Table II beside the paper, both protocols, Rel. Gap = Acc_IID / Acc_ComDiv − 1 per pool and SD."""
+    """Table II beside the paper, both protocols, Rel. Gap = Acc_IID / Acc_ComDiv − 1 per pool and SD. Every cell the
+    paper prints has its row, ours empty and noted where no run is recorded (or the method is unavailable here); a
+    run the paper has no cell for (SD from English) has its row too."""
     rows = []
     cells = {(m, d): r for (m, d), r in runs.items()}
     cells.update({(f"{m}+DA", d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"})
+    printed = [f"{pool}-{name}" for pool in ("math23k", "mawps") for name in table2_splits(profile.compositional)]
     for method in dict.fromkeys([*PAPER_TABLE2, *(m for m, _ in cells)]):
-        for dataset in sorted({d for m, d in cells if m == method}):
-            records = cells[(method, dataset)]
+        missing = f"unavailable: {UNAVAILABLE[method]}" if method in UNAVAILABLE else "no run recorded"
+        ran = sorted(d for m, d in cells if m == method and d not in (*printed, "sd-zh"))
+        for dataset in [*printed, "sd-zh", *ran] if method in PAPER_TABLE2 else sorted(d for m, d in cells
+                                                                                           if m == method):
+            records = cells.get((method, dataset))
             pool, column = _column(dataset)
             paper = dict(zip(TABLE2_COLUMNS, PAPER_TABLE2.get(method, (None,) * 6) if dataset != "sd-en"
                              else (None,) * 6))
             note = "; ".join(filter(None, ["SD from MAWPS + ASDiv-A (ours)" if dataset == "sd-en" else
-                                           "Math23K, public 6,234" if pool == "math23k" else "", collapse(records)]))
+                                           "Math23K, public 6,234" if pool == "math23k" else "",
+                                           collapse(records) if records else missing]))
+            ours, peer = (accuracy(records), accuracy(records, "peer")) if records else (float("nan"),) * 2
             if pool == "sd":
-                rows.append(_row(method, "SD", "valid", paper[("sd", "valid")], validation_accuracy(records),
-                                 float("nan"), note, dataset))
+                rows.append(_row(method, "SD", "valid", paper[("sd", "valid")],
+                                 validation_accuracy(records) if records else float("nan"), float("nan"), note,
+                                 dataset))
                 column = "test"
             key = ("sd", "test") if pool == "sd" else (pool, column)
-            rows.append(_row(method, pool, column, paper[key], accuracy(records), accuracy(records, "peer"), note,
-                             dataset))
-        if method in UNAVAILABLE:
-            rows.append(_row(method, "", "", None, float("nan"), float("nan"), f"unavailable: {UNAVAILABLE[method]}",
-                             ""))
+            rows.append(_row(method, pool, column, paper[key], ours, peer, note, dataset))
     frame = pd.DataFrame(rows)
     return pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
 
@@ -404,9 +457,10 @@ def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
         first, second = (part[part["split"] == c] for c in pairs[dataset])
         if len(first) and len(second):
             values = {col: first[col].iloc[0] / second[col].iloc[0] - 1 if second[col].iloc[0] else float("nan")
-                      for col in ("paper", "ours", "ours, best test epoch")}
-            rows.append({"method": method, "dataset": dataset, "split": "Rel. Gap", **values, "note": "",
-                         "run dataset": ""})
+                      for col in ("ours", "ours, best test epoch")}
+            paper = PAPER_REL_GAP.get(method, {}).get(dataset)  # as printed (MathEN SD: 11.7, recomputed 11.6)
+            rows.append({"method": method, "dataset": dataset, "split": "Rel. Gap", "paper": paper, **values,
+                         "note": "", "run dataset": ""})
     return pd.DataFrame(rows)
 
 
@@ -431,14 +485,15 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
     rows = []
     method = profile.compositional.da_methods[0]
     for (m, dataset, variant), rounds in da.items():
-        if m != method or not dataset.endswith("comdiv"):
+        if m != method or not _is_comdiv(dataset):
             continue
         pool = dataset.split("-")[0]
         paper = PAPER_TABLE4[variant][0 if pool == "math23k" else 1]
         rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
                      "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
-                     "ours without DA": accuracy(rounds[0])})
-    return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA"])
+                     "ours without DA": accuracy(rounds[0]), "run dataset": dataset})
+    return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA",
+                                       "run dataset"])
 
 
 def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
@@ -479,13 +534,15 @@ def iterations(da: dict) -> pd.DataFrame:
 
 
 def ladder_table(ladder: dict, seed: int = 0) -> pd.DataFrame:
-    """Fig. 5a's data: each split's compound divergence and the method's accuracy on it."""
+    """Fig. 5a's data: each split's compound divergence as built and as re-measured under the held-out k-means draws
+    (their mean, `datasets.redrawn`; the order of the rows), and the method's accuracy on it."""
     rows = []
     for (pool, name), records in ladder.items():
         record = datasets.split_files(pool, seed)[name]
+        redrawn = [r["DBCA^c"] for r in datasets.redrawn(pool, seed) if r["split"] == name and r["alpha"] == "paper"]
         rows.append({"dataset": datasets.LABELS[pool], "split": name, "DBCA^c": record["compound_divergence"],
-                     "accuracy": accuracy(records)})
-    return pd.DataFrame(rows).sort_values(["dataset", "DBCA^c"], ignore_index=True) if rows else pd.DataFrame()
+                     REDRAWN: statistics.fmean(redrawn), "accuracy": accuracy(records)})
+    return pd.DataFrame(rows).sort_values(["dataset", REDRAWN], ignore_index=True) if rows else pd.DataFrame()
 
 
 def augmentation_records(profile: Profile, da: dict, seed: int = 0) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -546,8 +603,8 @@ def ladder_figure(ladder: pd.DataFrame) -> Any:
 
     fig, ax = plt.subplots(figsize=(5, 3.2))
     for dataset, part in ladder.groupby("dataset", sort=False):
-        ax.plot(part["DBCA^c"], part["accuracy"], marker="o", label=dataset)
-    ax.set_xlabel("compound divergence DBCA^c of the split")
+        ax.plot(part[REDRAWN], part["accuracy"], marker="o", label=dataset)
+    ax.set_xlabel(f"compound divergence DBCA^c of the split\n(mean of {datasets.DRAWS} re-drawn clusterings)")
     ax.set_ylabel("test accuracy (%)")
     ax.legend()
     return fig

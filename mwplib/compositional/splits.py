@@ -45,12 +45,14 @@ class SplitIds:
     compound_divergence: float
 
 
-def measure(name: str, train: Sequence[str], test: Sequence[str], structs: Mapping[str, Structure]) -> SplitIds:
-    """A split with its atom and compound divergence computed from scratch."""
+def measure(name: str, train: Sequence[str], test: Sequence[str], structs: Mapping[str, Structure],
+            alphas: tuple[float, float] = (ATOM_ALPHA, COMPOUND_ALPHA)) -> SplitIds:
+    """A split with its atom and compound divergence computed from scratch (under the α of atoms and compounds
+    given: by default the paper's, :data:`divergence.KEYSERS_ALPHAS` the cited implementation's)."""
     def div(part: str, alpha: float) -> float:
         return divergence(totals([structs[i] for i in train], part), totals([structs[i] for i in test], part), alpha)
 
-    return SplitIds(name, tuple(train), tuple(test), div("atoms", ATOM_ALPHA), div("compounds", COMPOUND_ALPHA))
+    return SplitIds(name, tuple(train), tuple(test), div("atoms", alphas[0]), div("compounds", alphas[1]))
 
 
 def iid_split(name: str, structs: Mapping[str, Structure], n_test: int, seed: int = 0) -> SplitIds:

@@ -17,6 +17,7 @@ from mwplib.data.checksums import DataError, data_file
 from mwplib.expr import ExpressionError, Node, answers_match, evaluate, is_number, map_leaves, parse_prefix, to_prefix
 from mwplib.numbers import Quantity, constants, find_numbers, format_number, map_equation
 from mwplib.problem import Problem
+from mwplib.reading import signed_numbers
 
 #: The unknown cannot be isolated as one expression (it occurs twice, the equation is malformed, ...):
 #: the problem keeps ``prefix=()``.
@@ -70,19 +71,19 @@ def finite_number(value: Any, what: str, source: str, *, written: bool = False) 
     return number
 
 
-def text_quantities(text: str, source: str = "") -> list[Quantity]:
-    """The quantities of `text` in order (`numbers.find_numbers`); a numeral past Python's digit limit for numbers
-    (4,300 digits) is a :class:`DataError` naming `source`, not a crash."""
+def text_quantities(text: str, source: str = "", signed: bool = False) -> list[Quantity]:
+    """The quantities of `text` in order (`numbers.find_numbers`; with `signed`, a new text's, `reading`); a numeral
+    past Python's digit limit for numbers (4,300 digits) is a :class:`DataError` naming `source`, not a crash."""
     try:
-        return find_numbers(text)
+        return signed_numbers(text) if signed else find_numbers(text)
     except ValueError as error:
         where = f"{source}: " if source else f"{text[:60]!r}: "
         raise DataError(f"{where}a number of the text cannot be read ({str(error)[:80]})") from None
 
 
-def text_numbers(text: str, source: str = "") -> tuple[str, ...]:
+def text_numbers(text: str, source: str = "", signed: bool = False) -> tuple[str, ...]:
     """The quantities of `text` in order, normalised as `Problem.numbers` expects (see `text_quantities`)."""
-    return tuple(format_number(quantity.value) for quantity in text_quantities(text, source))
+    return tuple(format_number(quantity.value) for quantity in text_quantities(text, source, signed))
 
 
 def slot_prefix(target: Node, numbers: Sequence[str]) -> tuple[str, ...]:
@@ -114,7 +115,7 @@ def prefix_issues(prefix: Sequence[str], numbers: Sequence[str], answer: float |
         shown = f"{float(value):.6g}"
     except ExpressionError as error:
         return [*issues, f"{ANSWER_MISMATCH}: equation cannot be evaluated ({error})"]
-    except (ValueError, OverflowError) as error:  # a literal past Python's digit limit, a value past a float's range
+    except (ValueError, OverflowError) as error:  # a value past a float's range
         return [*issues, f"{ANSWER_MISMATCH}: the equation's value cannot be compared with the answer ({error})"]
     return [*issues, f"{ANSWER_MISMATCH}: equation gives {shown}, gold answer is {answer:.6g}"]
 

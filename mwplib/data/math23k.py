@@ -32,9 +32,9 @@ _FIELDS = ("original_text", "segmented_text", "equation", "ans")
 #: the size of the full dataset (Wang et al. 2017; Lan et al. 2022 Table I: 18,543 + 4,619)
 FULL_SIZE = 23162
 
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
+_PERCENT = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)%")
 #: a mixed number as Math23K writes answers: 3((2)/(3)) = 3 + 2/3
-_MIXED = re.compile(r"(\d+)(\(\(\d+\)/\(\d+\)\))")
+_MIXED = re.compile(r"(?<!\d)(\d+)(\(\(\d+\)/\(\d+\)\))")
 
 
 def read_json_stream(path: Path) -> list[Any]:

@@ -10,6 +10,10 @@ A file is JSON Lines (``.jsonl``: one object per line) or CSV (``.csv``: a heade
 - optional: ``type`` (text), ``fold`` (an integer ≥ 0: :func:`own_splits` makes one cross-validation split
   per fold), ``constants`` (JSON: a list of numbers; CSV: numbers separated by spaces).
 
+Numbers in the text are read as written: a minus sign that opens a number is its sign (``-5``, ``−5``: written
+``-5`` in the loaded text), and a form that would be read as another number (``1e3``, ``12²``, ``2,5``:
+`reading.misreadings`) refuses the record.
+
 Other fields are ignored. Every record is checked: the file is UTF-8, the fields have these types, the equation
 parses, each of its numbers is in the text or a listed constant, it evaluates to the answer (within
 `expr.ANSWER_TOLERANCE`), and ids are unique. A record that fails is never coerced: it is refused with its file,
@@ -22,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -32,11 +37,14 @@ from mwplib.data.questions import split_question
 from mwplib.expr import ExpressionError, Node, parse_equation, parse_infix, solve_for
 from mwplib.numbers import constants, format_number
 from mwplib.problem import Problem, Split
+from mwplib.reading import ascii_signs, misreadings
 
 #: Fields a record must have (``text`` may instead be ``body`` + ``question``).
 REQUIRED = ("id", "equation", "answer")
 #: The longest text or equation read, in characters: longer is refused, not parsed for seconds.
 MAX_CHARS = 5000
+#: The most constants a record may list (an equation of MAX_CHARS characters holds fewer numbers).
+MAX_CONSTANTS = 1000
 
 
 @dataclass(frozen=True)
@@ -56,15 +64,25 @@ class _Refused(ValueError):
     """Why one record is refused (internal: becomes a :class:`Refusal`)."""
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique: ``{"answer": 8, "answer": 7}`` would otherwise keep 7 silently."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        raise _Refused(f"gives {sorted({k for k, _ in pairs if [p for p, _ in pairs].count(k) > 1})} twice")
+    return record
+
+
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, record as read) per record; a record that cannot be read is an exception in its place."""
-    raw = path.read_bytes()
+    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a byte-order mark, as a CSV may start with
     if path.suffix == ".jsonl":
         for number, line in enumerate(raw.split(b"\n"), 1):
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line.decode("utf-8"))
+                yield number, json.loads(line.decode("utf-8"), object_pairs_hook=_unique_keys)
+            except _Refused as refused:
+                yield number, refused
             except UnicodeDecodeError:
                 yield number, _Refused("not valid UTF-8")
             except (ValueError, RecursionError) as error:  # JSONDecodeError, or an int past Python's digit limit
@@ -115,6 +133,8 @@ def _constants(record: dict[str, Any], csv_cell: bool) -> set[str]:
         listed = listed.split()
     if not isinstance(listed, list):
         raise _Refused(f"constants must be a list of numbers, got {type(listed).__name__}")
+    if len(listed) > MAX_CONSTANTS:
+        raise _Refused(f"{len(listed)} constants: at most {MAX_CONSTANTS}")
     return {format_number(_number(c, "a constant", csv_cell)) for c in listed}
 
 
@@ -128,7 +148,7 @@ def _fold(record: dict[str, Any], csv_cell: bool) -> int | None:
     if not _given(record, "fold", csv_cell):
         return None
     fold = record["fold"]
-    if csv_cell and isinstance(fold, str) and fold.isdigit() and len(fold) < 6:
+    if csv_cell and isinstance(fold, str) and re.fullmatch(r"[0-9]{1,5}", fold):  # not "²" or "٣" (str.isdigit)
         fold = int(fold)
     if isinstance(fold, bool) or not isinstance(fold, int) or fold < 0:
         raise _Refused(f"fold must be an integer >= 0, got {fold!r:.40}")
@@ -163,9 +183,12 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
         body, question = _text(record, "body"), _text(record, "question")
     if not (body or question):
         raise _Refused("empty text")
+    body, question = ascii_signs(body), ascii_signs(question)  # "−5" is -5, written as the tokeniser reads it
+    if misread := misreadings(f"{body} {question}"):
+        raise _Refused(f"the text {misread[0]}")
     equation, answer = _text(record, "equation"), _number(record["answer"], "answer", csv_cell)
     try:
-        numbers = text_numbers(f"{body} {question}", source)
+        numbers = text_numbers(f"{body} {question}", source, signed=True)
     except DataError as error:  # a numeral past Python's digit limit
         raise _Refused(str(error).removeprefix(f"{source}: ")) from None
     try:
@@ -174,7 +197,7 @@ def _problem(record: Any, source: str, csv_cell: bool) -> Problem:
     except (ExpressionError, ValueError, OverflowError) as error:  # trees deeper than expr.MAX_DEPTH included
         raise _Refused(f"equation {equation!r:.80} cannot be used: {error}") from None
     listed = _constants(record, csv_cell)
-    if unlisted := [c for c in constants(target) if c not in numbers and format_number(c) not in listed]:
+    if unlisted := [c for c in constants(target) if format_number(c) not in {*numbers, *listed}]:  # 2.50 is 2.5
         raise _Refused(f"the equation's {', '.join(unlisted)} is not in the text and not listed in constants")
     if issues := prefix_issues(prefix, numbers, answer):
         raise _Refused(issues[0])
