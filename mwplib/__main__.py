@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import nullcontext
 from itertools import islice
@@ -128,17 +129,17 @@ def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpa
         parser.error(f"--file {args.file}: " + ("not a file" if args.file.exists() else "no such file"))
     if args.out is not None and not args.out.parent.is_dir():
         parser.error(f"--out {args.out}: no folder {args.out.parent}")
-    if args.embedding not in EMBEDDINGS:
+    if args.embedding not in EMBEDDINGS and os.environ.get("HF_HUB_OFFLINE") == "1":  # a hub name needs a hub
         labels = sorted(set(EMBEDDINGS) - set(EMBEDDINGS.values()))
-        parser.error(f"--embedding {args.embedding!r}: choose one of {labels}")
+        parser.error(f"--embedding {args.embedding!r}: choose one of {labels} (a model-hub name such as roberta-base "
+                     "needs HF_HUB_OFFLINE unset and a reachable hub)")
     if args.profile not in PROFILES:
         parser.error(f"--profile {args.profile!r}: choose one of {sorted(PROFILES)}")
-    return argparse.Namespace(**{**vars(args), "embedding": EMBEDDINGS[args.embedding],
+    return argparse.Namespace(**{**vars(args), "embedding": EMBEDDINGS.get(args.embedding, args.embedding),
                                  "dataset": DATASETS.get(args.dataset, args.dataset)})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-
     parser = argparse.ArgumentParser(prog="python -m mwplib", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -149,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     solve.add_argument("--model", default=DEFAULT_SOLVER["model"], choices=MODEL_NAMES,
                        help=f"the solver (default {DEFAULT_SOLVER['model']})")
     solve.add_argument("--embedding", default="S", metavar="{S,R (MiniLM),R (MPNet)}",
-                       help="S: trained from scratch; R: a pretrained encoder (default S)")
+                       help="S: trained from scratch; R: a pretrained encoder, or a model-hub name (default S)")
     solve.add_argument("--dataset", default=next(iter(DATASETS)),
                        choices=list(dict.fromkeys([*DATASETS, *DATASETS.values()])),
                        help="what it is trained on (default: %(default)s)")
