@@ -175,3 +175,13 @@ def test_collapse_reads_members_apart_and_skips_epochs_without_validation():
     assert experiments.collapse([steady, fell]) == ("collapsed (a member: 60.0 % validation at epoch 2, "
                                                      "10.0 % at epoch 3)")
     assert experiments.collapse([{"history": [{"epoch": 1, "val_accuracy": None}]}]) == ""
+
+
+def test_a_pending_da_chain_is_timed_at_the_sizes_recorded_rounds_grew_to(monkeypatch):
+    """Issue 47: every round of a 7-round chain was timed at the base set's size, though one round grew MAWPS's
+    training set 1.57-fold."""
+    from mwplib.compositional import training
+
+    monkeypatch.setattr(training, "grown_sets", lambda train, record: [[0] * n for n in record["sizes"]])
+    assert experiments._growth([([], {"sizes": [10, 12, 15]})]) == pytest.approx((0.2 + 0.25) / 2)
+    assert experiments._growth([]) == 0.0

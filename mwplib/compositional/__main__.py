@@ -61,8 +61,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(missing.round(1).to_string(index=False) if len(missing) else "every run is recorded")
         timed = missing["estimated minutes"].notna()
         print(f"about {missing['estimated minutes'][timed].sum() / 60:.1f} h for {int(missing['runs'][timed].sum())} "
-              f"runs where a timing is recorded (+DA rounds not made yet timed at their base set's size: at least "
-              f"that); {int(missing['runs'][~timed].sum())} runs without one")
+              f"runs where a timing is recorded (+DA rounds not made yet timed at the sizes this plan's recorded "
+              f"rounds grew to, at their base set's size where none is); {int(missing['runs'][~timed].sum())} runs "
+              f"without one")
         return
     if "table2" in args.parts:
         for method, dataset in experiments.method_runs(profile, args.seed):

@@ -9,6 +9,7 @@ where the profile trains none.
 from __future__ import annotations
 
 import functools
+import itertools
 import statistics
 import time
 from typing import Any, Iterator, Sequence
@@ -330,9 +331,13 @@ PLAN_COLUMNS = ["part", "method", "dataset", "model", "runs", "epochs", "epochs 
 def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataFrame:
     """Every run notebook 06 trains under `profile` that is not recorded yet, with a rough time on `device`'s kind
     (`runs.recorded_speeds`; "cuda" plans a GPU lease from a CPU box), NaN where no run of that model is timed.
-    A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker) at its
-    base training set's size, though each round trains on more: there, the estimate is a lower bound."""
+    A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker), each
+    at the size the rounds recorded under this plan grew to (`_growth`: one MAWPS round kept 57 % more problems),
+    or at the base set's size where none is recorded (then a lower bound)."""
     plan_, speeds, rows = profile.compositional, runs.recorded_speeds(device), []
+    cells = [(*cell, training.augmented(cell[0], cell[1], *cell[5], profile, seed, train_missing=False, **cell[3]))
+             for cell in _da_cells(profile, seed) if cell[4]]
+    growth = _growth([(cell[5][0], cell[6]) for cell in cells if cell[6] is not None])
 
     def add(part: str, method: str, dataset: str, parts: tuple[list, list, list]) -> None:
         """Rows for `method`'s missing runs on these problems."""
@@ -340,20 +345,17 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
             rows.append((part, method, dataset, spec.model, 1, spec.epochs, done, minutes))
 
     def add_pending(part: str, method: str, dataset: str, n_train: int, rounds: int) -> None:
-        """Rows for the rounds of an augmentation not made yet, timed at the base training set's size."""
+        """Rows for the rounds of an augmentation not made yet, each timed at its expected grown size."""
+        sizes = [n_train * (1 + growth) ** r for r in range(1, rounds + 1)]
         for model in training.METHODS[method].members:
             spec = training.spec(method, model, dataset, profile, seed)
             rows.append((part, method, dataset, model, rounds, spec.epochs, 0,
-                         rounds * runs.estimate_minutes(spec, n_train, spec.epochs, speeds)))
+                         sum(runs.estimate_minutes(spec, round(n), spec.epochs, speeds) for n in sizes)))
 
     for dataset, split in datasets_for(profile, seed).items():
         for method in plan_.methods:
             add("table2", method, dataset, _limited(split, profile))
-    for method, dataset, variant, options, trains, (train, validation, test) in _da_cells(profile, seed):
-        if not trains:
-            continue
-        record = training.augmented(method, dataset, train, validation, test, profile, seed, train_missing=False,
-                                    **options)
+    for method, dataset, variant, options, _, (train, validation, test), record in cells:
         if record is None:
             add_pending(variant, method, dataset, len(train), plan_.da_iterations if options.get("ranked", True) else 1)
             continue
@@ -365,6 +367,14 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
             if name not in SPLIT_NAMES or method not in plan_.methods:  # else Table II's rows list these runs
                 add("ladder", method, f"{pool}-{name}", _limited(datasets.as_split(pool, name, seed), profile))
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def _growth(chains: Sequence[tuple[Sequence[Problem], dict[str, Any]]]) -> float:
+    """The mean share by which one +DA round grew its training set, over recorded (base set, augmentation record)
+    chains; 0 when none is recorded."""
+    shares = [len(grown) / len(before) - 1 for train, record in chains
+              for before, grown in itertools.pairwise(training.grown_sets(train, record))]
+    return statistics.fmean(shares) if shares else 0.0
 
 
 # ---------------------------------------------------------------- accuracy
