@@ -27,6 +27,7 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -68,7 +69,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object whose keys are unique: ``{"answer": 8, "answer": 7}`` would otherwise keep 7 silently."""
     record = dict(pairs)
     if len(record) != len(pairs):
-        raise _Refused(f"gives {sorted({k for k, _ in pairs if [p for p, _ in pairs].count(k) > 1})} twice")
+        counts = Counter(key for key, _ in pairs)
+        raise _Refused(f"gives {sorted(key for key, n in counts.items() if n > 1)[:5]} twice")
     return record
 
 
