@@ -419,15 +419,28 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
     return _frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10)])
 
 
+def _within_interval(row: dict[str, Any], intervals: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
+    """`row` with the 95 % bootstrap interval of its difference from `intervals` (the row matching `keys`): "within
+    noise" instead of a verdict when the interval holds 0, else the verdict with the interval beside it."""
+    found = _matching(intervals, keys) if intervals is not None and len(intervals) else pd.DataFrame()
+    if found.empty or row["holds"] not in ("yes", "no"):
+        return row
+    low, high = float(found["ci_low"].iloc[0]), float(found["ci_high"].iloc[0])
+    interval = f"95 % interval {low:.3f} to {high:.3f}"
+    return {**row, "holds": f"within noise ({interval})" if low <= 0 <= high else f"{row['holds']} ({interval})"}
+
+
 def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame,
-                  paired: pd.DataFrame | None = None) -> pd.DataFrame:
+                  paired: pd.DataFrame | None = None, gaps: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 06 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
     harder than lexical
     ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
     `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base and
-    of each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`."""
+    of each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
+    (`compositional.experiments.rel_gap_intervals`) gives a bootstrap interval of each Rel. Gap difference: a rank
+    whose interval holds 0 is "within noise"."""
     zh = table2[table2["run dataset"].isin(["", "sd-zh"]) | ~table2["dataset"].eq("SD")]
     rows = []
     for k in _distinct(zh[zh["split"].isin(["ComDiv", "test"])], ["method", "dataset"]):
@@ -436,12 +449,14 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                                f"{k['method']} {k['dataset']}: {first} − {'ComDiv' if first == 'I.I.D.' else 'test'}",
                                (zh, {**k, "split": first}), (zh, {**k, "split": "ComDiv" if first == "I.I.D."
                                                                    else "test"})))
-    gaps = zh[zh["split"] == "Rel. Gap"]
-    for k in _distinct(gaps[gaps["method"].isin(["LSTM", "Transformer", "MathEN"])], ["method", "dataset"]):
+    rel_gaps = zh[zh["split"] == "Rel. Gap"]
+    for k in _distinct(rel_gaps[rel_gaps["method"].isin(["LSTM", "Transformer", "MathEN"])], ["method", "dataset"]):
         if k["dataset"] != "SD":
-            rows.append(comparison("GTS has the lowest Rel. Gap on Math23K and MAWPS (Table II)",
-                                   f"{k['dataset']}: Rel. Gap {k['method']} − GTS", (gaps, k),
-                                   (gaps, {**k, "method": "GTS"}), by_sign=True))  # a rank
+            rows.append(_within_interval(
+                comparison("GTS has the lowest Rel. Gap on Math23K and MAWPS (Table II)",
+                           f"{k['dataset']}: Rel. Gap {k['method']} − GTS", (rel_gaps, k),
+                           (rel_gaps, {**k, "method": "GTS"}), by_sign=True),  # a rank
+                gaps, dataset=k["dataset"], a=k["method"]))
     for k in _distinct(zh[zh["method"].str.endswith("+DA") & zh["split"].isin(["ComDiv", "test"])],
                        ["method", "dataset", "split"]):
         base = k["method"].removesuffix("+DA")

@@ -120,3 +120,16 @@ def test_paired_difference_counts_disagreements_and_brackets_the_difference() ->
         paired_difference(first, {"p0": True})
     with pytest.raises(ValueError, match="no problems"):
         paired_difference({}, {})
+
+
+def test_rel_gap_difference_is_the_gaps_difference_with_an_interval_that_shrinks_with_n() -> None:
+    from mwplib.analysis import rel_gap_difference
+
+    def sides(n: int, a: int, b: int) -> tuple[dict, dict]:
+        return ({i: i < a for i in range(n)}, {i: i < b for i in range(n)})
+
+    small = rel_gap_difference(sides(20, 16, 16), sides(20, 8, 12))  # a: 0.8 / 0.4 − 1 = 1.0; b: 0.8 / 0.6 − 1
+    assert small["difference"] == pytest.approx(1.0 - (0.8 / 0.6 - 1))
+    assert small["ci_low"] < small["difference"] < small["ci_high"]
+    large = rel_gap_difference(sides(2000, 1600, 1600), sides(2000, 800, 1200))
+    assert large["ci_low"] > 0 and large["ci_high"] - large["ci_low"] < small["ci_high"] - small["ci_low"]

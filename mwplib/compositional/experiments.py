@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from .. import findings, report, runs
-from ..analysis import paired_difference, percent
+from ..analysis import paired_difference, percent, rel_gap_difference
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
@@ -524,6 +524,22 @@ def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
                          "McNemar p": test["mcnemar_p"]})
     return pd.DataFrame(rows, columns=["a", "b", "run dataset", "n", "a − b", "only a right", "only b right",
                                        "McNemar p"])
+
+
+def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -> pd.DataFrame:
+    """For "GTS has the lowest Rel. Gap": each other method's Rel. Gap minus GTS's on a pool where both ran on its
+    I.I.D. and ComDiv splits, with a 95 % bootstrap interval over the test problems (`analysis.rel_gap_difference`)."""
+    rows = []
+    cells = {(m, d.partition("-")[0], _column(d)[1]): r for (m, d), r in runs.items() if not d.startswith("sd-")}
+    for pool in pools:
+        for method in ("LSTM", "Transformer", "MathEN"):
+            sides = [(cells.get((m, pool, "I.I.D.")), cells.get((m, pool, "ComDiv"))) for m in (method, "GTS")]
+            if all(r is not None for side in sides for r in side):
+                test = rel_gap_difference(*[tuple(_correct(side[k]) for side in sides) for k in (0, 1)])
+                rows.append({"dataset": {"mawps": "MAWPS", "math23k": "Math23K"}[pool], "a": method, "b": "GTS",
+                             "Rel. Gap a − b": test["difference"], "ci_low": test["ci_low"],
+                             "ci_high": test["ci_high"]})
+    return pd.DataFrame(rows, columns=["dataset", "a", "b", "Rel. Gap a − b", "ci_low", "ci_high"])
 
 
 def _correct(records: Sequence[dict[str, Any]]) -> dict[str, bool]:
