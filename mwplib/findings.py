@@ -113,10 +113,15 @@ def _beyond_noise(row: dict[str, Any], side: Cell) -> dict[str, Any]:
     return row
 
 
+def _side_row(table: pd.DataFrame | None, keys: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows of a side table (paired tests, intervals) whose key columns equal `keys`; none without a table."""
+    return _matching(table, keys) if table is not None and len(table) else pd.DataFrame()
+
+
 def _significant(row: dict[str, Any], paired: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
     """`row` (two runs on one test set) with its McNemar p-value from `paired` (the row of `paired` whose key
     columns equal `keys`), judged "within noise" instead of a verdict when p ≥ :data:`SIGNIFICANCE`."""
-    found = _matching(paired, keys) if paired is not None and len(paired) else pd.DataFrame()
+    found = _side_row(paired, keys)
     if found.empty:
         return row
     p = float(found["McNemar p"].iloc[0])
@@ -422,7 +427,7 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
 def _within_interval(row: dict[str, Any], intervals: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
     """`row` with the 95 % bootstrap interval of its difference from `intervals` (the row matching `keys`): "within
     noise" instead of a verdict when the interval holds 0, else the verdict with the interval beside it."""
-    found = _matching(intervals, keys) if intervals is not None and len(intervals) else pd.DataFrame()
+    found = _side_row(intervals, keys)
     if found.empty or row["holds"] not in ("yes", "no"):
         return row
     low, high = float(found["ci_low"].iloc[0]), float(found["ci_high"].iloc[0])

@@ -12,7 +12,9 @@ import sys
 from typing import Any
 
 from . import runs
+from .problem import Split
 from .profiles import DEFAULT_SOLVER, PROFILES, Profile
+from .runkey import RunSpec
 from .solver import Solver
 from .train import pick_device
 from .transfer import MissingWeights
@@ -32,15 +34,21 @@ def from_run(record: dict[str, Any]) -> Solver:
     return Solver.load(path, beam=record["spec"]["beam"])
 
 
+def _run_of(model: str, embedding: str, dataset: str, profile: Profile, fold: int, seed: int
+            ) -> tuple[Split, RunSpec, dict[str, Any] | None]:
+    """The split, the run spec and its record (None when not recorded) of a solver by name."""
+    split = runs.dataset_splits(dataset)[fold]
+    spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
+    return split, spec, runs.recorded(spec, split.train, split.test, profile)
+
+
 def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"],
                dataset: str = DEFAULT["dataset"], profile: Profile = PROFILES[DEFAULT["profile"]], *, fold: int = 0,
                seed: int = 0, progress: bool = True) -> Solver:
     """The solver of `model` × `embedding` trained on `dataset` (a name of :func:`mwplib.runs.dataset_splits`) under
     `profile`, fold `fold`: loaded when its weights are here, else trained first (the time it will take is printed
     before it starts: the recorded run's own time on this kind of machine, else an estimate from other runs)."""
-    split = runs.dataset_splits(dataset)[fold]
-    spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
-    record = runs.recorded(spec, split.train, split.test, profile)
+    split, spec, record = _run_of(model, embedding, dataset, profile, fold, seed)
     if record is None or runs.weights_of(record, retrained_ok=True) is None:
         same_machine = record is not None and record["device"] == str(pick_device())
         minutes = (record["timing"]["wall_seconds"] / 60 if same_machine  # its own recorded time: the best guess
@@ -57,9 +65,7 @@ def describe(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"
              profile: Profile = PROFILES[DEFAULT["profile"]], *, fold: int = 0, seed: int = 0) -> str:
     """Which solver answers, in one line for its user: its run, its recorded test accuracy (SVAMP for the default
     dataset) and where its weights are on this machine."""
-    split = runs.dataset_splits(dataset)[fold]
-    spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
-    record = runs.recorded(spec, split.train, split.test, profile)
+    _, spec, record = _run_of(model, embedding, dataset, profile, fold, seed)
     if record is None:
         return f"solver: {runs.run_label(spec.describe())} ({profile.name}): not trained yet"
     scored = "SVAMP" if dataset == runs.SVAMP_DATASET else f"{dataset} fold {fold}"

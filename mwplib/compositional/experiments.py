@@ -42,6 +42,8 @@ PAPER_REL_GAP = {method: dict(zip(("Math23K", "MAWPS", "SD"), gaps)) for method,
     "LSTM": (0.42, 1.04, 11.0), "Transformer": (0.44, 0.81, 12.8), "BERTGen": (0.58, 0.64, 9.09),
     "GPT-2": (0.42, 0.95, 10.5), "MathEN": (0.42, 0.87, 11.7), "GTS": (0.39, 0.59, 11.3),
     "MathEN+DA": (0.42, 0.83, 4.5), "GTS+DA": (0.38, 0.57, 3.1)}.items()}
+#: each pool's name as the paper's tables print it
+PAPER_NAMES = {"mawps": "MAWPS", "math23k": "Math23K", "sd": "SD"}
 TABLE2_COLUMNS = (("math23k", "I.I.D."), ("math23k", "ComDiv"), ("mawps", "I.I.D."), ("mawps", "ComDiv"),
                   ("sd", "valid"), ("sd", "test"))
 #: Table III: method → (structural, lexical) accuracy on SD test
@@ -144,8 +146,7 @@ def table1(seed: int = 0) -> pd.DataFrame:
                     record["atom_divergence"], record["compound_divergence"])
             built = f"k = {record['k']}, " + (f"built on draws {record['draws'][0]}–{record['draws'][-1]} pooled"
                                               if "draws" in record else f"built on draw {seed}")
-            paper = PAPER_TABLE1[(pool.replace("mawps", "MAWPS").replace("math23k", "Math23K"),
-                                  label.split(",")[0])]
+            paper = PAPER_TABLE1[(PAPER_NAMES[pool], label.split(",")[0])]
             rows += _table1_rows(datasets.LABELS[pool], label, paper, ours, built,
                                  redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "paper")])
             keysers = redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "Keysers")]
@@ -335,9 +336,10 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
     at the size the rounds recorded under this plan grew to (`_growth`: one MAWPS round kept 57 % more problems),
     or at the base set's size where none is recorded (then a lower bound)."""
     plan_, speeds, rows = profile.compositional, runs.recorded_speeds(device), []
-    cells = [(*cell, training.augmented(cell[0], cell[1], *cell[5], profile, seed, train_missing=False, **cell[3]))
-             for cell in _da_cells(profile, seed) if cell[4]]
-    growth = _growth([(cell[5][0], cell[6]) for cell in cells if cell[6] is not None])
+    cells = [(method, dataset, variant, options, parts,
+              training.augmented(method, dataset, *parts, profile, seed, train_missing=False, **options))
+             for method, dataset, variant, options, trains, parts in _da_cells(profile, seed) if trains]
+    growth = _growth([(parts[0], record) for *_, parts, record in cells if record is not None])
 
     def add(part: str, method: str, dataset: str, parts: tuple[list, list, list]) -> None:
         """Rows for `method`'s missing runs on these problems."""
@@ -355,7 +357,7 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
     for dataset, split in datasets_for(profile, seed).items():
         for method in plan_.methods:
             add("table2", method, dataset, _limited(split, profile))
-    for method, dataset, variant, options, _, (train, validation, test), record in cells:
+    for method, dataset, variant, options, (train, validation, test), record in cells:
         if record is None:
             add_pending(variant, method, dataset, len(train), plan_.da_iterations if options.get("ranked", True) else 1)
             continue
@@ -451,7 +453,7 @@ def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
 
 def _row(method: str, pool: str, column: str, paper: float | None, ours: float, peer: float, note: str,
          dataset: str) -> dict[str, Any]:
-    label = {"mawps": "MAWPS", "math23k": "Math23K", "sd": "SD"}.get(pool, pool)
+    label = PAPER_NAMES.get(pool, pool)
     return {"method": method, "dataset": label, "split": column, "paper": paper, "ours": ours,
             "ours, best test epoch": peer, "note": note, "run dataset": dataset}
 
@@ -536,7 +538,7 @@ def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -
             sides = [(cells.get((m, pool, "I.I.D.")), cells.get((m, pool, "ComDiv"))) for m in (method, "GTS")]
             if all(r is not None for side in sides for r in side):
                 test = rel_gap_difference(*[tuple(_correct(side[k]) for side in sides) for k in (0, 1)])
-                rows.append({"dataset": {"mawps": "MAWPS", "math23k": "Math23K"}[pool], "a": method, "b": "GTS",
+                rows.append({"dataset": PAPER_NAMES[pool], "a": method, "b": "GTS",
                              "Rel. Gap a − b": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["dataset", "a", "b", "Rel. Gap a − b", "ci_low", "ci_high"])
