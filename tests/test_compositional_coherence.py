@@ -76,7 +76,7 @@ def test_the_committed_sd_audit_tables_cover_exactly_the_samples_drawn_again():
     from mwplib.compositional import experiments
 
     for language in ("zh", "en"):
-        assert [r["id"] for r in experiments.sd_audit_rows(language, checked=False)] == list(
+        assert [r["id"] for r in experiments.sd_audit_rows(language, "as built")] == list(
             audit.judged(f"sd-{language}-unchecked")["id"])
     checked = pd.concat([audit.judged("sd-zh-checked"), audit.judged("sd-zh-checked-added")])
-    assert sorted(r["id"] for r in experiments.sd_audit_rows("zh", checked=True)) == sorted(checked["id"])
+    assert sorted(r["id"] for r in experiments.sd_audit_rows("zh", "preconditions")) == sorted(checked["id"])

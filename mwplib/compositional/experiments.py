@@ -12,6 +12,7 @@ import functools
 import itertools
 import statistics
 import time
+from collections import Counter
 from typing import Any, Iterator, Sequence
 
 import pandas as pd
@@ -22,7 +23,7 @@ from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
 from ..train import split_validation
-from . import atoms, audit, datasets, splits, synthesis, training
+from . import atoms, audit, datasets, proofread, splits, synthesis, training
 from .divergence import KEYSERS_ALPHAS, PAPER_ALPHA_SENTENCE
 from .sentences import is_chinese
 
@@ -76,10 +77,14 @@ def _is_comdiv(dataset: str) -> bool:
 
 # ---------------------------------------------------------------- data
 
+#: SD's builds: proofread by hand (`proofread`), or as the synthesis builds it
+SD_BUILDS = ("proofread", "as built")
+
+
 @functools.cache
-def sd_set(language: str, reading: str = "some", seed: int = 0, checked: bool = False) -> synthesis.SDSet:
-    """SD from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A (``"en"``, ours); without
-    `checked`, as built before the preconditions (`synthesis.synthesize`)."""
+def sd_built(language: str, reading: str = "some", seed: int = 0, checked: bool = False) -> synthesis.SDSet:
+    """SD as the synthesis builds it, from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A
+    (``"en"``, ours); `checked` applies `coherence`'s preconditions (tried, not adopted)."""
     from .. import data
 
     if language == "zh":
@@ -89,9 +94,22 @@ def sd_set(language: str, reading: str = "some", seed: int = 0, checked: bool = 
     raise ValueError(f"unknown SD language {language!r}; choose zh or en")
 
 
-def sd_split(language: str, seed: int = 0) -> Split:
+@functools.cache
+def sd_proofread(language: str) -> proofread.Proofread:
+    """SD as built, through its committed proofreading table (`proofread`), and what proofreading removed."""
+    return proofread.proofread(sd_built(language), language)
+
+
+def sd_set(language: str, build: str = "proofread") -> synthesis.SDSet:
+    """SD as notebook 06 uses it: ``"proofread"`` by hand (the paper's), or ``"as built"`` (`CompositionalPlan`)."""
+    if build not in SD_BUILDS:
+        raise ValueError(f"unknown SD build {build!r}; choose one of {SD_BUILDS}")
+    return sd_proofread(language).made if build == "proofread" else sd_built(language)
+
+
+def sd_split(language: str, seed: int = 0, build: str = "proofread") -> Split:
     """SD as a split, its validation part carved once from its training set (20 %, seeded)."""
-    made = sd_set(language)
+    made = sd_set(language, build)
     fit, validation = split_validation(made.train, splits.VALIDATION_FRACTION, seed)
     return Split(f"sd-{language}", tuple(fit), made.test, tuple(validation))
 
@@ -109,8 +127,8 @@ def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     plan = profile.compositional
     out = {f"{pool}-{name}": datasets.as_split(pool, name, seed)
            for pool in plan.pools for name in table2_splits(plan)}
-    out.update({f"sd-{language}": sd_split(language, seed) for language in plan.sd
-                if sd_set(language).train and sd_set(language).test})  # an SD no problem passed: nothing to train
+    out.update({f"sd-{language}": sd_split(language, seed, plan.sd_build) for language in plan.sd
+                if sd_set(language, plan.sd_build).train and sd_set(language, plan.sd_build).test})  # an SD no problem passed: nothing to train
     return out
 
 
@@ -165,17 +183,17 @@ def table1(seed: int = 0) -> pd.DataFrame:
             ours = (len(made.train), len(made.test), *(float("nan"),) * 3)
         paper = PAPER_TABLE1[("SD", "ComDiv")] if language == "zh" else (None,) * 5
         pool = "SD from Math23K, public 6,234" if language == "zh" else "SD from MAWPS + ASDiv-A (ours)"
-        rows += _table1_rows(pool, "ComDiv", paper, ours, _audited(f"sd-{language}-unchecked"))
+        rows += _table1_rows(pool, "ComDiv", paper, ours, _audited(f"sd-{language}-after-proofreading"))
     return pd.DataFrame(rows)
 
 
 def _audited(name: str) -> str:
-    """Table I's note on an SD set: its acceptable share in the proofreading audit (`audit`), or that it has none."""
+    """Table I's note on an SD set: proofread by hand, and its acceptable share in the audit of a fresh sample."""
     if not audit.path(name).exists():
-        return "not proofread"
+        return "proofread by hand; not yet audited"
     table = audit.judged(name)
     share = audit.shares([table])["acceptable %"].iloc[0]
-    return f"not proofread by hand; audit: {share:g} % of {len(table)} sampled acceptable"
+    return f"proofread by hand; audit of a fresh sample: {share:g} % of {len(table)} acceptable"
 
 
 def _spread(values: pd.Series, statistic: str) -> dict[str, float]:
@@ -205,13 +223,32 @@ def sd_sizes() -> pd.DataFrame:
     rows = []
     for language in ("zh", "en"):
         for checked, reading in (*((False, r) for r in synthesis.READINGS), (True, "some")):
-            made = sd_set(language, reading, checked=checked)
+            made = sd_built(language, reading, checked=checked)
             kinds = [p.meta["composition"] for p in made.test]
             rows.append({"SD": language, "preconditions": "yes" if checked else "no", "reading": reading,
                          "train": len(made.train), "test": len(made.test),
                          "structural": kinds.count(synthesis.STRUCTURAL),
                          "lexical": kinds.count(synthesis.LEXICAL),
                          "abandoned": sum(made.abandoned.values()), "not well formed": sum(made.ill_formed.values())})
+    return pd.DataFrame(rows)
+
+
+def sd_proofreading() -> pd.DataFrame:
+    """What proofreading did to SD, per language and part: problems built, the verdicts, fixes refused (their
+    numbers were not the original's), problems dropped with their group, and problems kept."""
+    rows = []
+    for language in ("zh", "en"):
+        done = sd_proofread(language)
+        final = Counter(proofread.part(p, train) for problems, train in ((done.made.train, True),
+                                                                          (done.made.test, False)) for p in problems)
+        refused = Counter(proofread.part(p, train) for problems, train in ((sd_built(language).train, True),
+                                                                            (sd_built(language).test, False))
+                          for p in problems if p.id in done.refused_fixes)
+        for name in ("train", "test structural", "test lexical"):
+            verdicts = {v: done.verdicts[(name, v)] for v in proofread.VERDICTS}
+            rows.append({"SD": language, "part": name, "built": sum(verdicts.values()), **verdicts,
+                         "fix refused": refused[name], "dropped with its group": done.dropped_with_group[name],
+                         "kept": final[name]})
     return pd.DataFrame(rows)
 
 
@@ -223,13 +260,14 @@ def sd_rejections(language: str) -> pd.DataFrame:
                         columns=["rule", "first failure", "seeds"])
 
 
-def sd_sample(language: str, n: int = 6, seed: int = 0) -> pd.DataFrame:
-    """A few synthesized problems of each kind for the reader to judge."""
+def sd_sample(language: str, n: int = 6) -> pd.DataFrame:
+    """A few proofread SD problems of each kind for the reader to judge, a fixed one beside its text as built."""
     made = sd_set(language)
     picked = [p for p in made.train if "-r" in p.id][:n // 2] + list(made.test[:n // 2])
     return pd.DataFrame([{"id": p.id, "part": "train" if p in made.train else "test", "rule": p.meta["rule"],
                           "composition": p.meta.get("composition", ""), "text": p.text,
-                          "expression": " ".join(p.prefix), "answer": p.answer} for p in picked])
+                          "as built": p.meta.get("as_built", "(kept as built)"), "expression": proofread.shown(p)}
+                         for p in picked])
 
 
 def split_timing(seed: int = 0) -> dict[str, float]:
@@ -478,7 +516,7 @@ def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
 
 def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
     """Table III: accuracy on SD test's structural (decomposition) and lexical (reformulation) parts."""
-    kinds = {p.id: p.meta["composition"] for p in sd_set(language).test}
+    kinds = {p.id: p.meta["composition"] for p in sd_built(language).test}  # an id's kind is the same proofread
     cells = {m: r for (m, d), r in runs.items() if d == f"sd-{language}"}
     cells.update({f"{m}+DA": rounds[-1] for (m, d, v), rounds in da.items() if d == f"sd-{language}" and v == "+DA"})
     rows = []
@@ -660,12 +698,17 @@ def iterations_figure(table: pd.DataFrame) -> Any:
 
 #: the problems an audit table draws from: SD per language, built without and with the preconditions
 AUDIT_SAMPLE_SIZE = 100
+#: the SD builds an audit table can sample: as built, with `coherence`'s preconditions, proofread by hand
+AUDITED_BUILDS = ("as built", "preconditions", "proofread")
 
 
-def sd_audit_rows(language: str, checked: bool, seed: int = 0) -> list[dict[str, Any]]:
+def sd_audit_rows(language: str, build: str, seed: int = 0) -> list[dict[str, Any]]:
     """The seeded, stratified SD sample an audit table judges (all problems where fewer than the sample size)."""
-    made = sd_set(language, checked=checked)
-    group = f"SD-{language}, {'with' if checked else 'without'} preconditions"
+    if build not in AUDITED_BUILDS:
+        raise ValueError(f"unknown SD build {build!r}; choose one of {AUDITED_BUILDS}")
+    made = sd_set(language) if build == "proofread" else sd_built(language, checked=build == "preconditions")
+    group = {"as built": f"SD-{language}, without preconditions", "preconditions": f"SD-{language}, with preconditions",
+             "proofread": f"SD-{language}, proofread"}[build]
     return audit.stratified(audit.sd_rows(made.train, made.test, group), "stratum", AUDIT_SAMPLE_SIZE, seed)
 
 
@@ -678,7 +721,7 @@ def augmentation_audit_rows(record: dict[str, Any], seed: int = 0) -> list[dict[
 #: the committed audit tables (`results/audit/`), by name. ``sd-zh-checked`` judged the build of the preconditions
 #: before two refinements (no 没 as content, a stated remainder admitting a product), which added the three
 #: problems judged in ``sd-zh-checked-added``: together they cover the current build.
-AUDITS = ("sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "sd-zh-checked-added",
+AUDITS = ("sd-zh-after-proofreading", "sd-en-after-proofreading", "sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "sd-zh-checked-added",
           "augmented-quick-mawps-comdiv", "augmented-quick-sd-zh")
 
 
