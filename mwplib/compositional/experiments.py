@@ -52,8 +52,6 @@ PAPER_TABLE3 = {"MathEN": (3.0, 46.3), "GTS": (2.9, 51.3), "MathEN+DA": (14.2, 4
 #: Table IV: ablation of MathEN+DA → (Math23K-ComDiv, MAWPS-ComDiv)
 PAPER_TABLE4 = {"+DA": (47.5, 42.4), "− DataRanker": (46.6, 41.4), "− Operation 1": (47.3, 41.8),
                 "− Operation 2": (47.2, 41.6)}
-ABLATIONS = {"+DA": {}, "− DataRanker": {"ranked": False}, "− Operation 1": {"operations": (2,)},
-             "− Operation 2": {"operations": (1,)}}
 #: methods of Table II that need a model hub or a Chinese encoder this project cannot load offline
 UNAVAILABLE = {"BERTGen": "no pretrained encoder-decoder offline (MiniLM is English only; no Chinese BERT)",
                "GPT-2": "no model hub reachable"}
@@ -300,6 +298,17 @@ def method_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     return out
 
 
+def ablations(plan: CompositionalPlan) -> dict[str, dict[str, Any]]:
+    """Table IV's variants under `plan`, as `training.augmented` options: +DA, +DA without the ranker, and +DA
+    without each of its operations where another remains (a plan with one operation has no such row)."""
+    out: dict[str, dict[str, Any]] = {"+DA": {}, "− DataRanker": {"ranked": False}}
+    for operation in (1, 2):
+        rest = tuple(o for o in plan.da_operations if o != operation)
+        if operation in plan.da_operations and rest:
+            out[f"− Operation {operation}"] = {"operations": rest}
+    return out
+
+
 def _da_cells(profile: Profile, seed: int) -> Iterator[tuple[str, str, str, dict[str, Any], bool,
                                                              tuple[list[Problem], list[Problem], list[Problem]]]]:
     """Each +DA cell: (method, dataset, variant, its `training.augmented` options, whether the profile trains it,
@@ -311,7 +320,7 @@ def _da_cells(profile: Profile, seed: int) -> Iterator[tuple[str, str, str, dict
             continue
         problems = _limited(split, profile)
         for method in plan.da_methods:
-            variants = ABLATIONS if _is_comdiv(dataset) and method == plan.da_methods[0] else {"+DA": {}}
+            variants = ablations(plan) if _is_comdiv(dataset) and method == plan.da_methods[0] else {"+DA": {}}
             for variant, options in variants.items():
                 yield method, dataset, variant, options, plan.ablation or variant == "+DA", problems
 
@@ -476,6 +485,7 @@ def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
                              else (None,) * 6))
             note = "; ".join(filter(None, ["SD from MAWPS + ASDiv-A (ours)" if dataset == "sd-en" else
                                            "Math23K, public 6,234" if pool == "math23k" else "",
+                                           f"SD {profile.compositional.sd_build}" if pool == "sd" else "",
                                            collapse(records) if records else missing]))
             ours, peer = (accuracy(records), accuracy(records, "peer")) if records else (float("nan"),) * 2
             if pool == "sd":
@@ -531,9 +541,11 @@ def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
 
 
 def table4(da: dict, profile: Profile) -> pd.DataFrame:
-    """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits."""
+    """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits; a variant the paper
+    prints and the plan has no run for has its row, with why."""
     rows = []
-    method = profile.compositional.da_methods[0]
+    plan = profile.compositional
+    method = plan.da_methods[0]
     for (m, dataset, variant), rounds in da.items():
         if m != method or not _is_comdiv(dataset):
             continue
@@ -541,9 +553,20 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
         paper = PAPER_TABLE4[variant][0 if pool == "math23k" else 1]
         rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
                      "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
-                     "ours without DA": accuracy(rounds[0]), "run dataset": dataset})
+                     "ours without DA": accuracy(rounds[0]), "run dataset": dataset, "note": ""})
+    ran = {(row["dataset"], row["variant"]) for row in rows}
+    for label in dict.fromkeys(row["dataset"] for row in rows):
+        pool = next(p for p, name in datasets.LABELS.items() if name == label)
+        for variant, values in PAPER_TABLE4.items():
+            if (label, variant) not in ran:
+                operation = variant.removeprefix("− Operation ")
+                why = (f"not run: this profile's +DA uses operation {plan.da_operations[0]} only"
+                       if operation.isdigit() and len(plan.da_operations) == 1 else "no run recorded")
+                rows.append({"method": method, "dataset": label, "variant": variant,
+                             "paper (MathEN)": values[0 if pool == "math23k" else 1], "ours": float("nan"),
+                             "ours without DA": float("nan"), "run dataset": "", "note": why})
     return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA",
-                                       "run dataset"])
+                                       "run dataset", "note"])
 
 
 def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
@@ -617,7 +640,8 @@ def augmentation_records(profile: Profile, da: dict, seed: int = 0) -> dict[tupl
     for method, dataset, variant in da:
         train, validation, test = _limited(datasets_for(profile, seed)[dataset], profile)
         out[(method, dataset, variant)] = training.augmented(method, dataset, train, validation, test, profile, seed,
-                                                             train_missing=False, **ABLATIONS[variant])
+                                                             train_missing=False,
+                                                             **ablations(profile.compositional)[variant])
     return out
 
 

@@ -63,11 +63,13 @@ def _method(name: str) -> Method:
 
 def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0) -> RunSpec:
     """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
-    stopping) from `profile`."""
+    stopping) from `profile` (SD's own when the plan sets `sd_epochs`)."""
     config, plan = paper_config(model), profile.compositional
     own_depth = {"layers"} if model == "convs2s" else set()  # Table VI's 2 layers are the BiLSTM's
     overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k) and k not in own_depth}
     made = runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION, **overrides)
+    if dataset.startswith("sd-") and plan.sd_epochs:
+        return replace(made, epochs=plan.sd_epochs, patience=0)
     epochs = min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs
     return replace(made, epochs=epochs, patience=plan.patience)
 
@@ -142,14 +144,16 @@ def _problem(row: dict[str, Any]) -> Problem:
 
 
 def augmented(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
-              test: Sequence[Problem], profile: Profile, seed: int = 0, *, operations: tuple[int, ...] = (1, 2),
+              test: Sequence[Problem], profile: Profile, seed: int = 0, *, operations: tuple[int, ...] | None = None,
               ranked: bool = True, train_missing: bool = True) -> dict[str, Any] | None:
     """Algorithm 1 with `method` as the ranker (``ranked=False``: a random sample of the same size) over the
-    profile's iterations: the committed augmentation record (the kept problems and each round's counts),
-    made first when missing and `train_missing`, else None."""
-    iterations = profile.compositional.da_iterations
+    profile's iterations, with its operations (`operations`, else the plan's) and shared evidence: the committed
+    augmentation record (the kept problems and each round's counts), made first when missing and
+    `train_missing`, else None."""
+    plan = profile.compositional
+    iterations, operations = plan.da_iterations, operations or plan.da_operations
     blob = json.dumps({"method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
-                       "iterations": iterations, "seed": seed, "protocol": protocol(),
+                       "iterations": iterations, "seed": seed, "protocol": protocol(plan.da_min_shared),
                        "data": runs.data_checksum(train, test, validation),
                        "spec": [spec(method, m, dataset, profile, seed).describe() for m in _method(method).members]},
                       sort_keys=True)
@@ -160,7 +164,8 @@ def augmented(method: str, dataset: str, train: Sequence[Problem], validation: S
     if not train_missing:
         return None
     score = scorer(method, dataset, validation, test, profile, seed) if ranked else None
-    grown, rounds = augment(list(train), iterations, score, operations=operations, seed=seed)
+    grown, rounds = augment(list(train), iterations, score, operations=operations, seed=seed,
+                            min_shared=plan.da_min_shared)
     record = {"key": key, "method": method, "dataset": dataset, "operations": list(operations), "ranked": ranked,
               "iterations": iterations, "seed": seed, "rounds": [asdict(r) for r in rounds],
               "kept": [_problem_dict(p) for p in grown[len(train):]], "manifest": run_manifest(profile, seed)}
