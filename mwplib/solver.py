@@ -57,6 +57,20 @@ def check_text(text: object) -> None:
         raise ValueError(f"the text has {len(text)} characters; at most {MAX_CHARS} are solved")
 
 
+def read_text(text: str) -> tuple[str, tuple[str, ...], list[str]]:
+    """A new text as the solver reads it: number words as digits ("seven" → 7, "3 million" → 3000000), a minus
+    sign that opens a number its sign, and the numbers in order, with a warning for each form it would misread or
+    number word it does not convert. Raises ValueError for a numeral it cannot read (past Python's digit limit)."""
+    text, unconverted = words_to_numbers(scale_numerals(ascii_signs(text)))
+    try:
+        numbers = read_numbers(text)
+    except ValueError as error:
+        raise ValueError(f"a number of the text cannot be read ({str(error)[:60]})") from None
+    warnings = [f"number word not understood: {word!r}" for word in unconverted
+                if word.lower() != "quarters"]  # coins, as the datasets use the word: read as a word
+    return text, numbers, warnings + misreadings(text, percent=True)
+
+
 @dataclass(frozen=True)
 class Solution:
     words: tuple[str, ...]
@@ -122,14 +136,7 @@ class Solver:
         check_text(text)
         warnings: list[str] = []
         if numbers is None:
-            text, unconverted = words_to_numbers(scale_numerals(ascii_signs(text)))
-            try:
-                numbers = read_numbers(text)
-            except ValueError as error:  # a numeral past Python's digit limit
-                raise ValueError(f"a number of the text cannot be read ({str(error)[:60]})") from None
-            warnings += [f"number word not understood: {word!r}" for word in unconverted
-                         if word.lower() != "quarters"]  # coins, as the datasets use the word: read as a word
-            warnings += misreadings(text, percent=True)
+            text, numbers, warnings = read_text(text)
         if not numbers:
             warnings.append("the text has no numbers: any answer comes from the model's constants alone")
         slots = self.model.out_vocab.max_slots
