@@ -33,7 +33,7 @@ only when the two fragments share at least that many environments of the index (
 fruit), both name something (a Chinese fragment is a word jieba tags noun, verb or measure word, the paper's
 constituents; an English one holds no pronoun: "Deborah … He has 80 cookies"), neither holds the other, neither
 holds a number word (English, or a Chinese numeral character: "五" for "一" changes a grade, not a name), and f2
-is not in the seed's text already (so two people do not become one: "甲每小时加工54个，甲每小时加工45个").
+is not in the seed's text already (two people do not become one: "甲每小时加工54个，甲每小时加工45个").
 Notebook 06's audit reads what it keeps.
 
 Every new problem is built by :func:`~mwplib.compositional.sentences.assemble` and dropped, counted by reason,
@@ -136,10 +136,14 @@ def fragments(text: str, window: int) -> list[tuple[Fragment, Environment]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _pattern(fragment: Fragment) -> re.Pattern[str]:
+def _pattern(fragment: Fragment, anywhere: bool = False) -> re.Pattern[str]:
     """Where `fragment` occurs in raw text: its tokens as whole words (not the "s" of "Mary's"), any case
-    (cached: the same fragments come back for many problems)."""
+    (cached: the same fragments come back for many problems). With `anywhere`, a Chinese fragment is found also
+    beside a digit ("苹果" in "苹果3250千克", which whole-word matching misses: the shared-evidence gate's fix,
+    left out of the paper's protocol so that its recorded runs stay as they were)."""
     words = r"\s*".join(map(re.escape, fragment))
+    if anywhere and is_chinese("".join(fragment)):
+        return re.compile(words)
     return re.compile(rf"(?<![A-Za-z0-9])(?<![A-Za-z0-9]')(?i:{words})(?![A-Za-z0-9])")
 
 
@@ -247,9 +251,9 @@ def _operation1(seed: _Seed, other: _Seed, i: int, f1: Fragment, f2: Fragment) -
     return _Draft(f"{seed.problem.id}~op1~{other.problem.id}", tuple(texts), tuple(prefix), numbers, meta)
 
 
-def _operation2(seed: _Seed, f1: Fragment, f2: Fragment) -> _Draft:
-    """`seed` with every `f1` replaced by `f2` (capitalised where that `f1` was)."""
-    lower, pattern = ("" if is_chinese("".join(f2)) else " ").join(f2), _pattern(f1)
+def _operation2(seed: _Seed, f1: Fragment, f2: Fragment, gated: bool = False) -> _Draft:
+    """`seed` with every `f1` replaced by `f2` (capitalised where that `f1` was; `gated`: see `_pattern`)."""
+    lower, pattern = ("" if is_chinese("".join(f2)) else " ").join(f2), _pattern(f1, gated)
     texts = [pattern.sub(lambda m: lower[:1].upper() + lower[1:] if m.group()[0].isupper() else lower, s.text)
              for s in seed.sentences]
     meta = {"operation": 2, "parents": (seed.problem.id,), "fragments": (" ".join(f1), " ".join(f2))}
@@ -271,7 +275,7 @@ def _evidenced(seed: _Seed, f1: Fragment, f2: Fragment, index: _Index, min_share
     return (index.shared(f1, f2) >= min_shared and not _holds(f1, f2) and not _holds(f2, f1)
             and _names_something(f1, index.words) and _names_something(f2, index.words)
             and not any(token in NUMBER_WORDS or NUMERAL_CHARACTERS & set(token) for token in (*f1, *f2))
-            and not _pattern(f2).search(seed.problem.text))
+            and not _pattern(f2, True).search(seed.problem.text))
 
 
 def _drafts(p: int, operation: int, seeds: Sequence[_Seed], index: _Index, rng: random.Random,
@@ -295,7 +299,8 @@ def _drafts(p: int, operation: int, seeds: Sequence[_Seed], index: _Index, rng: 
                 if f2 != f1 and (f1, f2) not in pairs and (not min_shared or _evidenced(seed, f1, f2, index,
                                                                                           min_shared)):
                     pairs[(f1, f2)] = None
-    return [_operation2(seed, f1, f2) for f1, f2 in rng.sample(list(pairs), min(per_seed, len(pairs)))]
+    return [_operation2(seed, f1, f2, gated=min_shared > 0)
+            for f1, f2 in rng.sample(list(pairs), min(per_seed, len(pairs)))]
 
 
 @dataclass(frozen=True)
@@ -321,8 +326,8 @@ def generate(train: Sequence[Problem], operations: Sequence[int] = (1, 2), seed:
              per_seed: int = PER_SEED, min_shared: int = 0) -> Generation:
     """New candidate problems from `train` by the given operations (the ablations "− operation 1" and
     "− operation 2" are ``(2,)`` and ``(1,)``), operation 2 on pairs sharing `min_shared` environments. Ids are
-    ``<q id>~op1~<q' id>~<n>`` and ``<q id>~op2~<n>`` (n: the first not taken); `meta` holds the operation, the parents' ids, the two fragments and, for operation 1, the
-    index of the sentence of q' that was replaced."""
+    ``<q id>~op1~<q' id>~<n>`` and ``<q id>~op2~<n>`` (n: the first not taken); `meta` holds the operation, the
+    parents' ids, the two fragments and, for operation 1, the index of the sentence of q' that was replaced."""
     if not operations or not set(operations) <= {1, 2}:
         raise CompositionError(f"operations must be a non-empty subset of (1, 2), got {tuple(operations)}")
     start = time.perf_counter()

@@ -125,8 +125,9 @@ def datasets_for(profile: Profile, seed: int = 0) -> dict[str, Split]:
     plan = profile.compositional
     out = {f"{pool}-{name}": datasets.as_split(pool, name, seed)
            for pool in plan.pools for name in table2_splits(plan)}
+    made = {language: sd_set(language, plan.sd_build) for language in plan.sd}
     out.update({f"sd-{language}": sd_split(language, seed, plan.sd_build) for language in plan.sd
-                if sd_set(language, plan.sd_build).train and sd_set(language, plan.sd_build).test})  # an SD no problem passed: nothing to train
+                if made[language].train and made[language].test})  # an SD no problem passed: nothing to train
     return out
 
 
@@ -736,9 +737,10 @@ def sd_audit_rows(language: str, build: str, seed: int = 0) -> list[dict[str, An
     return audit.stratified(audit.sd_rows(made.train, made.test, group), "stratum", AUDIT_SAMPLE_SIZE, seed)
 
 
-def augmentation_audit_rows(record: dict[str, Any], seed: int = 0) -> list[dict[str, Any]]:
-    """The kept augmented problems of a +DA record's first round an audit table judges, per operation."""
-    group = f"augmented {record['dataset']}"
+def augmentation_audit_rows(record: dict[str, Any], min_shared: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+    """The kept augmented problems of a +DA record's first round an audit table judges, per operation;
+    `min_shared`: the shared evidence the record was made with (its plan's, part of its key)."""
+    group = f"augmented {record['dataset']}" + (f", shared evidence ≥ {min_shared}" if min_shared else "")
     return audit.per_operation(audit.augmentation_rows(record["kept"], group), AUDIT_SAMPLE_SIZE, seed)
 
 
