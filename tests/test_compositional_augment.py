@@ -176,3 +176,42 @@ def test_on_mawps_every_candidate_is_its_parents_arithmetic_and_a_pass_is_fast(m
         j = sentences(other)[made.meta["replaced"]].first_slot
         bindings = {f"N{i}": n for i, n in enumerate(other.numbers)} | {f"N{j}": value(seed.prefix, seed.numbers)}
         assert value(made.prefix, made.numbers) == evaluate(parse_prefix(list(other.prefix)), bindings)
+
+
+def _names(text_by_id: dict[str, str]) -> list[Problem]:
+    return [_problem(pid, body, "How many apples are left?", ("9", "4"), ("-", "N0", "N1"))
+            for pid, body in text_by_id.items()]
+
+
+def _pairs(problems: list[Problem], min_shared: int) -> set[tuple[str, str]]:
+    return {p.meta["fragments"] for p in generate(problems, (2,), per_seed=100, min_shared=min_shared).problems}
+
+
+def test_the_shared_evidence_gate_swaps_only_fragments_that_stand_for_each_other_often() -> None:
+    # "joan" and "fred" share three environments ("<s> <s> _ has apples", "… _ eats of", "… _ picked apples");
+    # "joan" and "cinnamon" one; "she" and "he" one ("<s> <s> _ sold </s>")
+    problems = _names({"a": "Joan has 9 apples. Joan eats 4 of them.", "b": "Fred has 9 apples. Fred eats 4 of them.",
+                       "c": "Joan picked 9 apples. She sold 4.", "d": "Fred picked 9 apples. He sold 4.",
+                       "e": "Cinnamon has 9 apples. It is 4 days old."})
+    ungated = _pairs(problems, 0)
+    assert {("joan", "cinnamon"), ("joan", "fred"), ("she", "he")} <= ungated
+    assert ("she", "he") not in _pairs(problems, 1) and ("joan", "cinnamon") in _pairs(problems, 1)  # no pronoun
+    gated = _pairs(problems, 3)
+    assert ("joan", "fred") in gated and ("fred", "joan") in gated
+    assert not any("cinnamon" in pair for pair in gated)
+
+
+def test_the_gate_keeps_numerals_and_merged_people_out() -> None:
+    problems = [_problem(pid, body, "乙数是多少？", ("9", "4"), ("-", "N0", "N1")) for pid, body in {
+        "a": "甲数是9，甲数比乙数多4。", "b": "乙数是9，乙数比甲数多4。", "c": "甲数是9，它比丙数多4。",
+        "d": "丙数是9，丙数比甲数多4。", "e": "一年级有9人，五年级有4人。", "f": "五年级有9人，一年级有4人。"}.items()]
+
+    def swaps(min_shared: int) -> set[tuple[str, str, str]]:
+        return {(p.meta["parents"][0], *p.meta["fragments"])
+                for p in generate(problems, (2,), per_seed=100, min_shared=min_shared).problems}
+
+    merged = ("a", "甲 数", "乙 数")  # 甲数是9，甲数比乙数多4 → 乙数是9，乙数比乙数多4: two numbers become one
+    numeral = {s for s in swaps(0) if set("一五") & set(s[1] + s[2])}
+    assert merged in swaps(0) and numeral  # what the paper's one shared environment allows
+    assert merged not in swaps(1) and not {s for s in swaps(1) if set("一五") & set(s[1] + s[2])}
+    assert ("a", "甲 数", "丙 数") in swaps(1)  # the same swap to a number the text does not hold yet

@@ -93,3 +93,12 @@ def test_the_committed_tables_judge_exactly_the_sd_built_today():
         kept = [*done.made.train, *done.made.test]
         assert kept and all(p.answer is not None for p in kept)
         assert {p.meta["made_from"][0] for p in done.made.test} <= {p.meta["made_from"][0] for p in done.made.train}
+
+
+def test_the_audit_of_the_proofread_sd_covers_exactly_the_sample_drawn_again():
+    from mwplib.compositional import audit, experiments
+
+    for language in ("zh", "en"):
+        table = audit.judged(f"sd-{language}-after-proofreading",
+                             experiments.sd_audit_rows(language, "proofread"))
+        assert len(table) == experiments.AUDIT_SAMPLE_SIZE

@@ -1,4 +1,6 @@
 """Notebook 06's tables and findings from hand-made run records: the cells, Rel. Gap and the claims' signs."""
+import math
+
 import pandas as pd
 import pytest
 
@@ -186,3 +188,26 @@ def test_a_pending_da_chain_is_timed_at_the_sizes_recorded_rounds_grew_to(monkey
     monkeypatch.setattr(training, "grown_sets", lambda train, record: [[0] * n for n in record["sizes"]])
     assert experiments._growth([([], {"sizes": [10, 12, 15]})]) == pytest.approx((0.2 + 0.25) / 2)
     assert experiments._growth([]) == 0.0
+
+
+def test_a_plan_with_one_operation_has_no_operation_ablation_and_table4_says_why():
+    from mwplib.profiles import PROFILES
+
+    quick = get_profile("quick")
+    assert list(experiments.ablations(quick.compositional)) == ["+DA", "− DataRanker"]
+    assert list(experiments.ablations(PROFILES["full"].compositional)) == list(experiments.PAPER_TABLE4)
+    da = {("GTS", "mawps-comdiv-pooled", "+DA"): [[record(4)], [record(6)]],
+          ("GTS", "mawps-comdiv-pooled", "− DataRanker"): [[record(4)], [record(5)]]}
+    table = experiments.table4(da, quick).set_index("variant")
+    assert list(table.index) == list(experiments.PAPER_TABLE4)  # every printed variant has its row
+    assert table.loc["+DA", "ours"] == 60.0 and table.loc["− DataRanker", "note"] == ""
+    assert table.loc["− Operation 1", "note"] == "not run: this profile's +DA uses operation 2 only"
+    assert math.isnan(table.loc["− Operation 2", "ours"]) and table.loc["− Operation 2", "paper (MathEN)"] == 41.6
+
+
+def test_sd_runs_train_the_plans_own_epochs_without_early_stopping():
+    from mwplib.compositional import training
+
+    quick = get_profile("quick")
+    sd, mawps = (training.spec("GTS", "gts", d, quick) for d in ("sd-zh", "mawps-comdiv-pooled"))
+    assert (sd.epochs, sd.patience) == (30, 0) and (mawps.epochs, mawps.patience) == (10, 2)
