@@ -472,13 +472,17 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                                  paired, a=k["method"], b=base, **{"run dataset": run_dataset}))
         if k["dataset"] == "SD":
             comdiv = zh[(zh["method"] == k["method"]) & (zh["split"] == "ComDiv")]
+            sd_gain = rows[-1]["holds"]
             for pool in comdiv["dataset"].drop_duplicates():
                 gain = {column: (cell(zh, column, **k) - cell(zh, column, **{**k, "method": base}))
                         - (cell(zh, column, method=k["method"], dataset=pool, split="ComDiv")
                            - cell(zh, column, method=base, dataset=pool, split="ComDiv"))
                         for column in ("paper", "ours")}
-                rows.append(_row("DA helps most on SD (Table II)", f"{k['method']}: gain on SD test − gain on "
-                                 f"{pool} ComDiv", gain["paper"], gain["ours"], sized=True))
+                row = _row("DA helps most on SD (Table II)", f"{k['method']}: gain on SD test − gain on "
+                           f"{pool} ComDiv", gain["paper"], gain["ours"], sized=True)
+                if sd_gain.startswith("within noise") and row["holds"] in ("yes", "no"):
+                    row["holds"] = "within noise (the gain on SD test is)"  # the most of a gain that may be none
+                rows.append(row)
     for k in _distinct(table3, ["method"]):
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
         rows.append(_counted(comparison("structural compositions are harder than lexical ones (Table III)",

@@ -70,6 +70,18 @@ def test_findings_signs_follow_the_cells(tables):
         "GTS+DA SD: valid − test"}
 
 
+def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
+    runs, da, table2 = tables
+    no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
+    paired = experiments.paired_tests(runs, da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
+    claims = findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired).set_index("comparison")
+    assert claims.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise")
+    assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
+        "within noise (the gain on SD test is)")
+    unpaired = findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame()).set_index("comparison")
+    assert unpaired.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == "yes"
+
+
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
     """Every run of `quick`'s notebook 06, and of its probes (the ablations, two more ladder rungs), has its
     committed record (a changed key would orphan it); a rung nobody trained is listed with a time."""
