@@ -556,8 +556,8 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
                      "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
                      "ours without DA": accuracy(rounds[0]), "run dataset": dataset, "note": ""})
     ran = {(row["dataset"], row["variant"]) for row in rows}
-    for label in dict.fromkeys(row["dataset"] for row in rows):
-        pool = next(p for p, name in datasets.LABELS.items() if name == label)
+    for pool in plan.pools:
+        label = datasets.LABELS[pool]
         for variant, values in PAPER_TABLE4.items():
             if (label, variant) not in ran:
                 operation = variant.removeprefix("− Operation ")
