@@ -18,17 +18,32 @@ from pathlib import Path
 import pandas as pd
 
 from . import paths
+from .profiles import PROFILES, CompositionalPlan
 
 #: Rows that both profiles judge where `quick` cannot settle the sign, keyed by (notebook, comparison), with why.
 CANNOT_SHOW: dict[tuple[str, str], str] = {
     ("05", "DRAW-1K + DOLPHIN-L: TD − TE*, derivation accuracy"):
         "quick trains the perceptron 2 epochs (full: 10); after 2, TD and TE* tie on DOLPHIN-L's 200 test problems",
 }
-#: What differs between the profiles' cells of a notebook, beyond epochs and folds: said under the table's count
-NOT_LIKE_FOR_LIKE = {
-    "06": "quick's ComDiv cells are trained on ComDiv built on five pooled k-means draws (`mawps-comdiv-pooled`), "
-          "full's on the one-draw ComDiv (`mawps-comdiv`): their ComDiv rows compare different splits",
-}
+
+
+def not_like_for_like() -> dict[str, str]:
+    """By notebook, where the two profiles' plans give different data beyond epochs and folds (notebook 06: the
+    ComDiv split, the SD build, the +DA protocol), said under the table's count: those rows compare different
+    things."""
+    quick, full = (PROFILES[name].compositional for name in ("quick", "full"))
+    differ = [f"{what}: quick {mine}, full {theirs}" for what, mine, theirs in (
+        ("ComDiv split", f"`{quick.comdiv}`", f"`{full.comdiv}`"),
+        ("SD", quick.sd_build, full.sd_build),
+        ("+DA", _protocol(quick), _protocol(full))) if mine != theirs]
+    return {"06": "; ".join(differ) + " (their rows compare different data)"} if differ else {}
+
+
+def _protocol(plan: CompositionalPlan) -> str:
+    operations = " and ".join(map(str, plan.da_operations))
+    return f"operation{'s' if len(plan.da_operations) > 1 else ''} {operations}" + (
+        f", shared evidence ≥ {plan.da_min_shared}" if plan.da_min_shared else "")
+
 
 VERDICTS = {"yes": "holds", "smaller": "holds", "no": "fails", "within noise": "open", "not shown": "open",
             "no result": "missing"}
@@ -78,7 +93,7 @@ def markdown(frame: pd.DataFrame) -> str:
     """The table with a count of each agreement on top."""
     counted = frame["agree"].replace("", "not both run").value_counts()
     head = ", ".join(f"{counted.get(k, 0)} {k}" for k in ("yes", "no", "open", "not both run"))
-    differ = "".join(f"- notebook {notebook}: {why}\n" for notebook, why in NOT_LIKE_FOR_LIKE.items()
+    differ = "".join(f"- notebook {notebook}: {why}\n" for notebook, why in not_like_for_like().items()
                      if notebook in set(frame["notebook"]))
     return (f"Findings under `quick` beside `full` (agree: {head}; `python -m mwplib.quick_vs_full`)\n\n"
             + (f"Not like for like:\n{differ}\n" if differ else "")
