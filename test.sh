@@ -8,6 +8,13 @@
 # renders, which share results/ and build/notebooks/, in order) and all the others; the first one's log follows.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Debian's Chromium and its driver, for the browser test of the book; where they cannot be installed (not root,
+# no apt-get) that one test is skipped and says so. Installed in the background, beside the Python packages.
+chromium_log=$(mktemp)
+if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  { { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ||
+    echo "test.sh: could not install chromium; the browser test of the book will be skipped"; } > "$chromium_log" 2>&1 &
+fi
 ./run_all.sh --setup-only
 # The optional Ray extra, for the smoke test of `python -m mwplib.batch --backend ray` (not in the default install).
 stamp=.venv/.mwplib-ray
@@ -16,12 +23,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
   echo "$want" > "$stamp"
 fi
-# Debian's Chromium and its driver, for the browser test of the book; where they cannot be installed (not root,
-# no apt-get) that one test is skipped and says so.
-if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ||
-    echo "test.sh: could not install chromium; the browser test of the book will be skipped" >&2
-fi
+wait  # for Chromium
+grep -h "could not install" "$chromium_log" >&2 || true
+rm -f "$chromium_log"
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
 if [ $# -gt 0 ]; then
   exec .venv/bin/python -m pytest "$@"

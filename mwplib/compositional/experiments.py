@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import itertools
 import statistics
-import time
 from collections import Counter
 from typing import Any, Iterator, Sequence
 
@@ -252,8 +251,9 @@ def sd_proofreading() -> pd.DataFrame:
 
 
 def sd_rejections(language: str) -> pd.DataFrame:
-    """Seeds whose every donor failed a precondition, per rule and the most similar donor's first failure."""
-    made = sd_set(language)
+    """Under the preconditions (`coherence`), the seeds whose every donor failed one, per rule and the most similar
+    donor's first failure."""
+    made = sd_built(language, checked=True)
     return pd.DataFrame([{"rule": rule, "first failure": reason, "seeds": n}
                          for (rule, reason), n in sorted(made.incoherent.items())],
                         columns=["rule", "first failure", "seeds"])
@@ -267,19 +267,6 @@ def sd_sample(language: str, n: int = 6) -> pd.DataFrame:
                           "composition": p.meta.get("composition", ""), "text": p.text,
                           "as built": p.meta.get("as_built", "(kept as built)"), "expression": proofread.shown(p)}
                          for p in picked])
-
-
-def split_timing(seed: int = 0) -> dict[str, float]:
-    """Seconds to make each pool's ComDiv split from its problems at the chosen k: contexts, TF-IDF, k-means,
-    atoms and compounds, and the greedy split (the search over k and the ladder repeat the last part)."""
-    out = {}
-    for pool in ("mawps", "math23k"):
-        problems, k = datasets.pool(pool), datasets.split_files(pool, seed)["comdiv"]["k"]
-        started = time.perf_counter()
-        structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
-        splits.greedy_split(pool, structs, splits.test_size(len(problems)), seed)
-        out[f"one greedy split from scratch, {datasets.LABELS[pool]} (s)"] = round(time.perf_counter() - started, 1)
-    return out
 
 
 # ---------------------------------------------------------------- runs
