@@ -120,7 +120,6 @@ PROFILES: dict[str, Profile] = {
                         da_methods=("MathEN", "GTS"), da_iterations=7, ablation=True,
                         comdiv="comdiv",  # its cells were trained on a lent GPU before the pooled split existed
                         sd_build="as built",  # likewise, before SD was proofread
-                        da_operations=(1, 2), da_min_shared=0,  # likewise, the paper's protocol before the audit
                         ladder=("ladder-target0.40", "ladder-target0.50", "ladder-target0.60", "ladder-target0.70",
                                 "ladder-target0.90", "max"))),
 }

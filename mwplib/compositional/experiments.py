@@ -237,11 +237,8 @@ def sd_proofreading() -> pd.DataFrame:
     rows = []
     for language in ("zh", "en"):
         done = sd_proofread(language)
-        final = Counter(proofread.part(p, train) for problems, train in ((done.made.train, True),
-                                                                          (done.made.test, False)) for p in problems)
-        refused = Counter(proofread.part(p, train) for problems, train in ((sd_built(language).train, True),
-                                                                            (sd_built(language).test, False))
-                          for p in problems if p.id in done.refused_fixes)
+        final = Counter(part for _, part in proofread.labelled(done.made))
+        refused = Counter(part for p, part in proofread.labelled(sd_built(language)) if p.id in done.refused_fixes)
         for name in ("train", "test structural", "test lexical"):
             verdicts = {v: done.verdicts[(name, v)] for v in proofread.VERDICTS}
             rows.append({"SD": language, "part": name, "built": sum(verdicts.values()), **verdicts,

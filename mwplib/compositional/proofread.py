@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -39,9 +39,10 @@ def table_path(language: str) -> Path:
     return AUDIT_DIR / f"sd-{language}-proofread.csv"
 
 
-def part(problem: Problem, train: bool) -> str:
-    """``train``, ``test structural`` or ``test lexical``."""
-    return "train" if train else f"test {problem.meta.get('composition', '')}"
+def labelled(made: SDSet) -> Iterator[tuple[Problem, str]]:
+    """Each problem of `made`, train then test, with its part: ``train``, ``test structural`` or ``test lexical``."""
+    yield from ((p, "train") for p in made.train)
+    yield from ((p, f"test {p.meta.get('composition', '')}") for p in made.test)
 
 
 def shown(problem: Problem) -> str:
@@ -52,8 +53,8 @@ def shown(problem: Problem) -> str:
 
 def rows(made: SDSet) -> list[dict[str, Any]]:
     """The rows to proofread, in build order (train, then test)."""
-    return [{"id": p.id, "part": part(p, train), "rule": p.meta["rule"], "text": p.text, "expression": shown(p)}
-            for problems, train in ((made.train, True), (made.test, False)) for p in problems]
+    return [{"id": p.id, "part": part, "rule": p.meta["rule"], "text": p.text, "expression": shown(p)}
+            for p, part in labelled(made)]
 
 
 def load(file: Path, made: SDSet) -> pd.DataFrame:
@@ -102,21 +103,19 @@ def apply(made: SDSet, table: pd.DataFrame) -> Proofread:
     counts: Counter[tuple[str, str]] = Counter()
     refused: list[str] = []
     written: dict[str, Problem | None] = {}
-    for problems, train in ((made.train, True), (made.test, False)):
-        for p in problems:
-            row = verdicts[p.id]
-            counts[(part(p, train), row.verdict)] += 1
-            if row.verdict == "keep":
-                written[p.id] = p
-            elif row.verdict == "fix" and text_numbers(row.fixed) == text_numbers(p.text):
-                written[p.id] = replace(p, body=row.fixed.strip(), question="",
-                                        meta={**p.meta, "proofread": "fixed", "as_built": p.text})
-            else:
-                refused += [p.id] if row.verdict == "fix" else []
-                written[p.id] = None
+    for p, part in labelled(made):
+        row = verdicts[p.id]
+        counts[(part, row.verdict)] += 1
+        if row.verdict == "keep":
+            written[p.id] = p
+        elif row.verdict == "fix" and text_numbers(row.fixed) == text_numbers(p.text):
+            written[p.id] = replace(p, body=row.fixed.strip(), question="",
+                                    meta={**p.meta, "proofread": "fixed", "as_built": p.text})
+        else:
+            refused += [p.id] if row.verdict == "fix" else []
+            written[p.id] = None
     broken = {_group(p) for p in (*made.train, *made.test) if written[p.id] is None}
-    with_group: Counter[str] = Counter(part(p, train) for problems, train in ((made.train, True), (made.test, False))
-                                       for p in problems if written[p.id] is not None and _group(p) in broken)
+    with_group = Counter(part for p, part in labelled(made) if written[p.id] is not None and _group(p) in broken)
 
     def kept(problems: Sequence[Problem]) -> tuple[Problem, ...]:
         return tuple(q for p in problems if _group(p) not in broken and (q := written[p.id]) is not None)
