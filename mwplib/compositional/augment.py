@@ -88,6 +88,7 @@ START, END, GAP = "<s>", "</s>", "_"
 #: what the shared-evidence gate keeps out of operation 2's fragments: English number words and Chinese numerals
 NUMBER_WORDS = frozenset([*UNITS, *TENS, *SCALES, *MULTIPLIERS, *FRACTIONS, "dozen", "dozens", "pair", "pairs"])
 NUMERAL_CHARACTERS = frozenset("零〇一二两三四五六七八九十百千万亿半倍")
+#: English words that name no one in particular: a fragment holding one is not swapped under the gate
 PRONOUNS = frozenset("i me my mine we us our ours you your yours he him his she her hers it its they them their theirs "
                      "this that these those".split())
 #: bump with any change to what `generate` makes, so committed augmentation records are not reused across it
@@ -261,6 +262,7 @@ def _operation2(seed: _Seed, f1: Fragment, f2: Fragment, gated: bool = False) ->
 
 
 def _holds(outer: Fragment, inner: Fragment) -> bool:
+    """Whether `inner` occurs in `outer` token for token ("will plant" in "will plant more")."""
     return any(outer[i:i + len(inner)] == inner for i in range(len(outer) - len(inner) + 1))
 
 
