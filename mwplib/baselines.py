@@ -190,6 +190,30 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
     return pd.DataFrame(rows, columns=columns)
 
 
+def model_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
+                 baseline: str = "seq2seq") -> pd.DataFrame:
+    """Each model − `baseline` per embedding and dataset on the folds both were run on, paired over the same test
+    problems: "GTS and Graph2Tree beat Seq2Seq" holds only where McNemar's test on the problems one of the two
+    solves tells the two runs apart (notebook 01, `findings.baselines`)."""
+    by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
+    for rec in records:
+        spec = rec["spec"]
+        by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
+    columns = ["model", "embedding", "dataset", "folds", "n", f"model − {baseline}", "95 % interval", "McNemar p"]
+    rows = []
+    order = sorted(by_cell, key=lambda c: (datasets.index(c[2]) if c[2] in datasets else len(datasets), c[1],
+                                           models.index(c[0]) if c[0] in models else len(models)))
+    for model, embedding, dataset in order:
+        runs_, base = by_cell[(model, embedding, dataset)], by_cell.get((baseline, embedding, dataset), {})
+        folds = sorted(set(runs_) & set(base))
+        if model == baseline or model not in models or dataset not in datasets or not folds:
+            continue
+        test = paired_difference(*(correctness(cell[f] for f in folds) for cell in (base, runs_)))
+        rows.append((model, embedding_label(embedding), dataset, len(folds), test["n"], test["difference"],
+                     f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["mcnemar_p"]))
+    return pd.DataFrame(rows, columns=columns)
+
+
 def seed_spread(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Test accuracy (%, epoch by validation) of each cell (model × embedding × dataset × fold, one setting: config,
     epochs and patience) trained with several seeds, with their mean and spread (max − min): how far a cell moves

@@ -264,14 +264,15 @@ def _within_spread(row: dict[str, Any], spread: pd.DataFrame | None, *cells: Map
 
 
 def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame, effect: pd.DataFrame,
-              spread: pd.DataFrame | None = None) -> pd.DataFrame:
+              spread: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
     Seq2Seq (Table 2), every model beats the Majority Template Baseline by far (§3.2), and "Graph2Tree with RoBERTa
     embeddings achieves the state-of-the-art for both datasets" (§3.2, Table 2: Table 16's Transformer is not in
     it). Tables 2 and 16 have rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``;
     R − S is read from `effect` (`baselines.pretraining_effect`: R and S on the same folds and test problems, with
     its interval), since the tables may pool R and S over different folds. With `spread` (`baselines.seed_spread`),
-    a model-against-model difference no larger than its cells' seed spread says so."""
+    a model-against-model difference no larger than its cells' seed spread says so; with `paired`
+    (`baselines.model_effect`), one whose McNemar p is :data:`SIGNIFICANCE` or more reads "within noise"."""
     keys = ["model", "embedding", "dataset"]
     both = pd.concat([table2, table16], ignore_index=True)
     pretrained = [e for e in both["embedding"].drop_duplicates() if e != "S"]
@@ -279,10 +280,11 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
                     _value((both, {**k, "embedding": r}), "paper") - _value((both, {**k, "embedding": "S"}),
                                                                              "paper"), effect, k)
             for k in _distinct(both, ["model", "dataset"]) for r in pretrained]
-    rows += [_within_spread(comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)",
-                                       f"{k['embedding']} {k['dataset']}: {m} − seq2seq", (both, {**k, "model": m}),
-                                       (both, {**k, "model": "seq2seq"})),
-                            spread, {**k, "model": m}, {**k, "model": "seq2seq"})
+    rows += [_significant(_within_spread(comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)",
+                                                    f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
+                                                    (both, {**k, "model": m}), (both, {**k, "model": "seq2seq"})),
+                                         spread, {**k, "model": m}, {**k, "model": "seq2seq"}),
+                          paired, **{**k, "model": m})
              for k in _distinct(both, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
     rows += [comparison("every model beats the Majority Template Baseline (§3.2)",
                         f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template", (both, k),

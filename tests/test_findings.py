@@ -302,3 +302,25 @@ def test_two_cells_hold_only_with_half_the_papers_difference():
     against = no_paper.assign(paper=[2.0, 5.0])  # the paper's own difference is negative: sign only
     assert findings.frame([findings.comparison("f", "a − b", (against, {"k": "a"}), (against, {"k": "b"}))]
                           )["holds"][0] == "yes"
+
+
+def test_a_model_gap_whose_paired_test_cannot_tell_the_runs_apart_is_within_noise():
+    from mwplib import baselines
+
+    def run(model: str, right: int) -> dict:
+        return {"spec": {"model": model, "config": {"embedding": "scratch"}, "dataset": "asdiv-a", "fold": 0},
+                "predictions": [{"id": f"p{i}", "correct": i < right} for i in range(40)]}
+
+    # GTS solves 3 problems Seq2Seq does not (p = 0.25); Graph2Tree 12 (p = 0.00049)
+    paired = baselines.model_effect([run("seq2seq", 20), run("gts", 23), run("graph2tree", 32)],
+                                    ["seq2seq", "gts", "graph2tree"], ["asdiv-a"])
+    assert paired["model"].tolist() == ["gts", "graph2tree"] and paired["model − seq2seq"].tolist() == [7.5, 30.0]
+    columns = ["model", "embedding", "dataset", "paper", "ours"]
+    table2 = pd.DataFrame([("seq2seq", "S", "asdiv-a", 55.5, 50.0), ("gts", "S", "asdiv-a", 60.1, 57.5),
+                           ("graph2tree", "S", "asdiv-a", 71.4, 80.0)], columns=columns)
+    empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
+    effect = pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, None, paired).set_index("comparison")
+    assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within noise (McNemar p = 0.25, n = 40)"
+    assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"
+    assert frame.loc["S asdiv-a: graph2tree − seq2seq", "p"] == "0.00049"
