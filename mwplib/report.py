@@ -53,12 +53,16 @@ def paper_vs_ours(rows: Iterable[Mapping[str, Any]], keys: list[str]) -> pd.Data
 
 
 def save_table(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> Path:
-    """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path."""
+    """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path. A ``p`` column
+    (a findings table's p-values, already written to two significant digits) is written as it is, not through
+    `floatfmt`: p = 0.00054 must not read 0.00."""
     out = paths.tables_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
     frame = _headed(frame)
     frame.to_csv(out / f"{name}.csv", index=False)
-    (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt) + "\n")
+    as_written = [i for i, column in enumerate(frame.columns) if column == "p"]
+    (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt, disable_numparse=as_written)
+                                    + "\n")
     _write_manifest(out, profile, name)
     return out / f"{name}.csv"
 

@@ -1,6 +1,7 @@
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from mwplib import paths, report
@@ -87,3 +88,10 @@ def test_a_relative_root_is_resolved_for_every_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, "MWPLIB_ROOT": "copy"},
                          capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(tmp_path / "copy")] * 2  # a kernel started elsewhere inherits the absolute path
+
+
+def test_a_findings_p_value_is_written_as_it_is_not_rounded_to_the_tables_format(tmp_root):
+    frame = pd.DataFrame([{"finding": "a", "ours": 1.234, "p": "0.00054"}, {"finding": "b", "ours": 2.0, "p": ""}])
+    report.save_table(frame, "f", SMOKE)
+    markdown = (paths.tables_dir("smoke") / "f.md").read_text()
+    assert "0.00054" in markdown and "1.23" in markdown and "0.00 " not in markdown
