@@ -159,11 +159,6 @@ def removal_ablation(problems: Sequence[Problem], correct: Correctness,
 
 # ------------------------------------------------------------------ Tables 10, 15, 18: breakdowns
 
-def svamp_subsets(problems: Sequence[Problem], correct: Correctness) -> dict[str, float]:
-    """Accuracy (%) on SVAMP's subsets of Tables 10/18 (:func:`svamp_subset_ids`) (notebook 04)."""
-    return {name: percent(correct, ids) for name, ids in svamp_subset_ids(problems).items()}
-
-
 def svamp_subset_ids(problems: Sequence[Problem]) -> dict[str, list[str]]:
     """The problem ids of SVAMP's subsets of Tables 10/18: Full Set, One-Op / Two-Op (operators of the gold
     equation) and ADD / SUB / MUL / DIV (SVAMP's `Type` field; the paper does not define these, and a two-operator

@@ -220,32 +220,23 @@ def _as_tokens(tokens: Sequence[str] | str) -> list[str]:
     return listed
 
 
-def _parse_polish(tokens: Sequence[str] | str, notation: str) -> Node:
-    """Stack parse of prefix (read right to left) or postfix notation: no recursion, any length."""
+def parse_prefix(tokens: Sequence[str] | str) -> Node:
+    """Parse prefix (Polish) notation, e.g. ``- number0 number1`` or ``["*", "N0", "N1"]``: a stack read right to
+    left, no recursion, any length."""
     listed = _as_tokens(tokens)
-    text, prefix = " ".join(listed), notation == "prefix"
+    text = " ".join(listed)
     stack: list[Node] = []
-    for token in reversed(listed) if prefix else listed:
+    for token in reversed(listed):
         if token in OPERATORS:
             if len(stack) < 2:
-                raise ExpressionError(f"operator {token!r} lacks operands in {notation} expression {text!r}")
+                raise ExpressionError(f"operator {token!r} lacks operands in prefix expression {text!r}")
             first, second = stack.pop(), stack.pop()
-            stack.append(Node(token, (first, second) if prefix else (second, first)))
+            stack.append(Node(token, (first, second)))
         else:
             stack.append(Node(token))
     if len(stack) != 1:
-        raise ExpressionError(f"{len(stack) - 1} trailing operand(s) in {notation} expression {text!r}")
+        raise ExpressionError(f"{len(stack) - 1} trailing operand(s) in prefix expression {text!r}")
     return stack[0]
-
-
-def parse_prefix(tokens: Sequence[str] | str) -> Node:
-    """Parse prefix (Polish) notation, e.g. ``- number0 number1`` or ``["*", "N0", "N1"]``."""
-    return _parse_polish(tokens, "prefix")
-
-
-def parse_postfix(tokens: Sequence[str] | str) -> Node:
-    """Parse postfix (reverse Polish) notation, e.g. ``N0 N1 -``."""
-    return _parse_polish(tokens, "postfix")
 
 
 def parse_equation(text: str) -> tuple[Node, Node]:
@@ -296,13 +287,6 @@ def _walk(node: Node) -> Iterator[Node]:
 def to_prefix(node: Node) -> list[str]:
     """Prefix tokens (the order tree decoders such as GTS / Graph2Tree emit)."""
     return [n.value for n in _walk(node)]
-
-
-def to_postfix(node: Node) -> list[str]:
-    """Postfix tokens."""
-    if node.is_leaf:
-        return [node.value]
-    return [*to_postfix(node.children[0]), *to_postfix(node.children[1]), node.value]
 
 
 def leaves(node: Node) -> list[str]:

@@ -11,8 +11,8 @@ import pytest
 from mwplib import paths
 from mwplib.expr import (ExpressionError, Node, OPERATORS, answers_match, count_operators, evaluate, exact_value,
                          is_number, is_slot, leaves, ordered_template, parse_equation, parse_infix,
-                         parse_postfix, parse_prefix, slot_index, solve_for, substitute, template, to_infix,
-                         to_postfix, to_prefix, tokenize, unknowns)
+                         parse_prefix, slot_index, solve_for, substitute, template, to_infix,
+                         to_prefix, tokenize, unknowns)
 
 SVAMP_ERRATA = {"chal-680"}  # Answer 1.0 but Equation ( ( 4.0 - 2.0 ) + 3.0 ) = 5 (data/SOURCES.md)
 
@@ -119,18 +119,9 @@ def test_malformed_prefix(tokens, message):
         parse_prefix(tokens)
 
 
-def test_malformed_postfix():
-    with pytest.raises(ExpressionError, match="lacks operands"):
-        parse_postfix("N0 +")
-    with pytest.raises(ExpressionError, match="trailing"):
-        parse_postfix("N0 N1 N2 +")
-
-
-def test_prefix_and_postfix_accept_strings_and_lists():
+def test_prefix_accepts_strings_and_lists():
     node = parse_infix("(N0 + N1) * N2")
     assert parse_prefix("* + N0 N1 N2") == parse_prefix(["*", "+", "N0", "N1", "N2"]) == node
-    assert parse_postfix("N0 N1 + N2 *") == node
-    assert to_postfix(node) == ["N0", "N1", "+", "N2", "*"]
 
 
 def test_node_rejects_wrong_arity_and_bad_leaves():
@@ -166,7 +157,6 @@ def test_random_trees_round_trip_with_minimal_brackets():
         infix = to_infix(tree)
         assert parse_infix(infix) == tree, infix
         assert parse_prefix(to_prefix(tree)) == tree
-        assert parse_postfix(to_postfix(tree)) == tree
         if i < 300:  # every bracket pair is needed: dropping one changes the tree
             tokens = infix.split()
             for open_, close in _bracket_pairs(tokens):
@@ -182,7 +172,7 @@ def test_svamp_equations_round_trip_and_evaluate_to_answer():
     for record in records:
         tree = parse_infix(record["Equation"])
         assert parse_infix(to_infix(tree)) == tree
-        assert parse_postfix(to_postfix(parse_prefix(to_prefix(tree)))) == tree
+        assert parse_prefix(to_prefix(tree)) == tree
         if not answers_match(evaluate(tree), record["Answer"]):
             wrong.add(record["ID"])
     assert len(records) == 1000
@@ -199,7 +189,6 @@ def test_svamp_csv_prefix_equations_round_trip():
     for equation in equations:
         tree = parse_prefix(equation)
         assert to_prefix(parse_infix(to_infix(tree))) == equation.split(), equation
-        assert parse_postfix(to_postfix(tree)) == tree
 
 
 def _expected_mawps_failure(equation: str) -> str | None:
