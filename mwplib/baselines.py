@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from .analysis import correctness, paired_difference, percent
+from .analysis import Correctness, correctness, paired_difference, percent
 from .metrics import accuracy_by
 from .models import paper_config
 from .models.config import ENCODER_LR
@@ -163,26 +163,41 @@ def paper_pretraining_gain(model: str, dataset: str) -> float | None:
     return None if scratch is None or tuned is None else round(tuned - scratch, 1)
 
 
-def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
-                       pretrained: str = "minilm") -> pd.DataFrame:
-    """R − S per model and dataset on the folds both were run on, paired over the same test problems
-    (:func:`mwplib.analysis.paired_difference`), beside the paper's R − S: does the pretrained encoder help
-    beyond fold noise? (notebooks 01_baselines and 04_svamp; the paper claims R beats S for every model.)"""
+def _runs_by_fold(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict[int, dict[str, Any]]]:
+    """(model, embedding, dataset) → fold → its run record."""
     by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
     for rec in records:
         spec = rec["spec"]
         by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
+    return by_cell
+
+
+def _paired_on_folds(first: dict[int, dict[str, Any]], second: dict[int, dict[str, Any]]
+                     ) -> tuple[list[int], Correctness, Correctness, dict[str, Any]] | None:
+    """Two cells' runs on the folds both were run on: the folds, each side's correctness and `second` − `first`
+    paired over the same test problems (:func:`mwplib.analysis.paired_difference`); None when no fold is shared."""
+    folds = sorted(set(first) & set(second))
+    if not folds:
+        return None
+    a, b = (correctness(cell[f] for f in folds) for cell in (first, second))
+    return folds, a, b, paired_difference(a, b)
+
+
+def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
+                       pretrained: str = "minilm") -> pd.DataFrame:
+    """R − S per model and dataset on the folds both were run on, paired over the same test problems, beside the
+    paper's R − S: does the pretrained encoder help beyond fold noise? (notebooks 01_baselines and 04_svamp; the
+    paper claims R beats S for every model.)"""
+    by_cell = _runs_by_fold(records)
     columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "paper R − S",
                "95 % interval", "only S right", "only R right", "McNemar p", "note"]
     rows = []
     for model in models:
         for dataset in datasets:
             scratch, tuned = by_cell.get((model, "scratch", dataset), {}), by_cell.get((model, pretrained, dataset), {})
-            folds = sorted(set(scratch) & set(tuned))
-            if not folds:
+            if (paired := _paired_on_folds(scratch, tuned)) is None:
                 continue
-            s, r = (correctness(runs[f] for f in folds) for runs in (scratch, tuned))
-            test = paired_difference(s, r)
+            folds, s, r, test = paired
             rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
                          paper_pretraining_gain(model, dataset), f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]",
                          test["only_first"], test["only_second"], test["mcnemar_p"],
@@ -195,22 +210,21 @@ def model_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datas
     """Each model − `baseline` per embedding and dataset on the folds both were run on, paired over the same test
     problems: "GTS and Graph2Tree beat Seq2Seq" holds only where McNemar's test on the problems one of the two
     solves tells the two runs apart (notebook 01, `findings.baselines`)."""
-    by_cell: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = {}
-    for rec in records:
-        spec = rec["spec"]
-        by_cell.setdefault((spec["model"], spec["config"]["embedding"], spec["dataset"]), {})[spec["fold"]] = rec
+    by_cell = _runs_by_fold(records)
     columns = ["model", "embedding", "dataset", "folds", "n", f"model − {baseline}", "95 % interval", "McNemar p"]
     rows = []
-    order = sorted(by_cell, key=lambda c: (datasets.index(c[2]) if c[2] in datasets else len(datasets), c[1],
-                                           models.index(c[0]) if c[0] in models else len(models)))
-    for model, embedding, dataset in order:
-        runs_, base = by_cell[(model, embedding, dataset)], by_cell.get((baseline, embedding, dataset), {})
-        folds = sorted(set(runs_) & set(base))
-        if model == baseline or model not in models or dataset not in datasets or not folds:
-            continue
-        test = paired_difference(*(correctness(cell[f] for f in folds) for cell in (base, runs_)))
-        rows.append((model, embedding_label(embedding), dataset, len(folds), test["n"], test["difference"],
-                     f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["mcnemar_p"]))
+    for dataset in datasets:
+        for embedding in sorted({e for _, e, _ in by_cell}):
+            for model in models:
+                if model == baseline or (model, embedding, dataset) not in by_cell:
+                    continue
+                paired = _paired_on_folds(by_cell.get((baseline, embedding, dataset), {}),
+                                          by_cell[(model, embedding, dataset)])
+                if paired is None:
+                    continue
+                folds, *_, test = paired
+                rows.append((model, embedding_label(embedding), dataset, len(folds), test["n"], test["difference"],
+                             f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["mcnemar_p"]))
     return pd.DataFrame(rows, columns=columns)
 
 

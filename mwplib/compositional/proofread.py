@@ -124,7 +124,7 @@ def apply(made: SDSet, table: pd.DataFrame) -> Proofread:
 
 
 def proofread(made: SDSet, language: str) -> Proofread:
-    """`made` (SD in `language` as built by default) through its committed proofreading table."""
+    """`made` (SD in `language`, as built) through its committed proofreading table."""
     file = table_path(language)
     if not file.exists():
         raise ProofreadError(f"{file}: no proofreading table for SD-{language}")
