@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from ..paths import ROOT
-from ..problem import Problem
+from .synthesis import SDSet, labelled
 
 AUDIT_DIR = ROOT / "results" / "audit"
 COLUMNS = ("id", "group", "stratum", "text", "expression", "answer", "verdict", "reason")
@@ -46,12 +46,10 @@ def stratified(rows: Sequence[Mapping[str, Any]], stratum: str, n: int, seed: in
     return [rows[i] for i in sorted(picked)]
 
 
-def sd_rows(train: Iterable[Problem], test: Iterable[Problem], group: str) -> list[dict[str, Any]]:
+def sd_rows(made: SDSet, group: str) -> list[dict[str, Any]]:
     """SD problems as audit rows, stratified by rule and part (train; structural or lexical test)."""
     return [{"id": p.id, "group": group, "stratum": f"rule {p.meta['rule']}, {part}", "text": p.text,
-             "expression": " ".join(p.prefix), "answer": p.answer}
-            for problems, kind in ((train, "train"), (test, "test")) for p in problems
-            for part in [kind if kind == "train" else f"test {p.meta.get('composition', '')}"]]
+             "expression": " ".join(p.prefix), "answer": p.answer} for p, part in labelled(made)]
 
 
 def augmentation_rows(kept: Iterable[Mapping[str, Any]], group: str) -> list[dict[str, Any]]:

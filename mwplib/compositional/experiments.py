@@ -237,8 +237,8 @@ def sd_proofreading() -> pd.DataFrame:
     rows = []
     for language in ("zh", "en"):
         done = sd_proofread(language)
-        final = Counter(part for _, part in proofread.labelled(done.made))
-        refused = Counter(part for p, part in proofread.labelled(sd_built(language)) if p.id in done.refused_fixes)
+        final = Counter(part for _, part in synthesis.labelled(done.made))
+        refused = Counter(part for p, part in synthesis.labelled(sd_built(language)) if p.id in done.refused_fixes)
         for name in ("train", "test structural", "test lexical"):
             verdicts = {v: done.verdicts[(name, v)] for v in proofread.VERDICTS}
             rows.append({"SD": language, "part": name, "built": sum(verdicts.values()), **verdicts,
@@ -718,7 +718,7 @@ def sd_audit_rows(language: str, build: str, seed: int = 0) -> list[dict[str, An
     made = sd_set(language) if build == "proofread" else sd_built(language, checked=build == "preconditions")
     group = {"as built": f"SD-{language}, without preconditions", "preconditions": f"SD-{language}, with preconditions",
              "proofread": f"SD-{language}, proofread"}[build]
-    return audit.stratified(audit.sd_rows(made.train, made.test, group), "stratum", AUDIT_SAMPLE_SIZE, seed)
+    return audit.stratified(audit.sd_rows(made, group), "stratum", AUDIT_SAMPLE_SIZE, seed)
 
 
 def augmentation_audit_rows(record: dict[str, Any], min_shared: int = 0, seed: int = 0) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -25,7 +25,7 @@ from ..data.gold import text_numbers
 from ..expr import parse_prefix, substitute, to_infix
 from ..problem import Problem
 from .audit import AUDIT_DIR
-from .synthesis import SDSet
+from .synthesis import SDSet, labelled
 
 COLUMNS = ("id", "part", "rule", "text", "expression", "verdict", "fixed", "reason")
 VERDICTS = ("keep", "fix", "drop")
@@ -37,12 +37,6 @@ class ProofreadError(ValueError):
 
 def table_path(language: str) -> Path:
     return AUDIT_DIR / f"sd-{language}-proofread.csv"
-
-
-def labelled(made: SDSet) -> Iterator[tuple[Problem, str]]:
-    """Each problem of `made`, train then test, with its part: ``train``, ``test structural`` or ``test lexical``."""
-    yield from ((p, "train") for p in made.train)
-    yield from ((p, f"test {p.meta.get('composition', '')}") for p in made.test)
 
 
 def shown(problem: Problem) -> str:

@@ -50,7 +50,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from ..data.gold import ANSWER_MISMATCH, text_numbers
 from ..expr import Node, is_slot, map_leaves, parse_infix, parse_prefix, slot_index, to_prefix
@@ -139,6 +139,12 @@ class SDSet:
     ill_formed: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     incoherent: Counter[tuple[int, str]] = field(default_factory=Counter)
+
+
+def labelled(made: SDSet) -> Iterator[tuple[Problem, str]]:
+    """Each problem of `made`, train then test, with its part: ``train``, ``test structural`` or ``test lexical``."""
+    yield from ((p, "train") for p in made.train)
+    yield from ((p, f"test {p.meta.get('composition', '')}") for p in made.test)
 
 
 @dataclass(frozen=True)
