@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mwplib.analysis import paired_difference  # noqa: E402
+from mwplib.significance import paired_difference  # noqa: E402
 from mwplib.compositional import datasets, experiments, training  # noqa: E402
 from mwplib.profiles import get_profile  # noqa: E402
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
 from . import expr, metrics
 from .problem import Problem
-
-Correctness = Mapping[str, bool]
+from .significance import Correctness, same_ids, unpaired_difference
 
 #: SVAMP's variation codes (data/SOURCES.md) → the paper's Table 14 label.
 VARIATION_LABELS: dict[str, str] = {
@@ -51,58 +49,6 @@ def percent(correct: Correctness, ids: Iterable[str] | None = None) -> float:
     return 100 * sum(bool(correct[i]) for i in ids) / len(ids) if ids else float("nan")
 
 
-def _same_ids(a: Correctness, b: Correctness, what: str) -> None:
-    if set(a) != set(b):
-        only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
-        raise ValueError(f"{what}: predictions cover different problems ({len(only_a)} only in the first, "
-                         f"e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
-
-
-def paired_difference(first: Correctness, second: Correctness, *, resamples: int = 10_000, seed: int = 0
-                      ) -> dict[str, float | int]:
-    """Accuracy of `second` minus `first` (points) on the same problems, with a paired bootstrap 95 % interval
-    (problems resampled) and McNemar's exact p-value (two-sided), so a claim such as "R beats S" (notebook
-    01_baselines) can be told from fold-to-fold noise."""
-    from scipy.stats import binomtest
-
-    _same_ids(first, second, "paired_difference")
-    n = len(first)
-    if n == 0:
-        raise ValueError("paired_difference: no problems to compare")
-    only_first = sum(bool(first[i]) and not second[i] for i in first)
-    only_second = sum(bool(second[i]) and not first[i] for i in first)
-    # Resampling problems only moves how many fall in each of the three kinds (only second right, only first
-    # right, agree), so drawing those counts is the same bootstrap without the n × resamples index array.
-    counts = np.random.default_rng(seed).multinomial(
-        n, [only_second / n, only_first / n, 1 - (only_first + only_second) / n], size=resamples)
-    low, high = np.percentile(100 * (counts[:, 0] - counts[:, 1]) / n, [2.5, 97.5])
-    p = binomtest(only_second, only_first + only_second).pvalue if only_first + only_second else 1.0
-    return {"n": n, "difference": 100 * (only_second - only_first) / n, "ci_low": float(low), "ci_high": float(high),
-            "only_first": only_first, "only_second": only_second, "mcnemar_p": float(p)}
-
-
-def rel_gap_difference(iid: tuple[Correctness, Correctness], comdiv: tuple[Correctness, Correctness], *,
-                       resamples: int = 10_000, seed: int = 0) -> dict[str, float]:
-    """Rel. Gap (Acc_I.I.D. / Acc_ComDiv − 1) of method a minus method b, each pair scored on one I.I.D. and one
-    ComDiv test set, with a 95 % bootstrap interval: both test sets resampled (independently of each other,
-    paired between the methods), so a rank of two gaps (Lan et al.'s "GTS has the lowest Rel. Gap") can be told
-    from test-set noise."""
-    rng = np.random.default_rng(seed)
-    rates = []
-    for a, b in (iid, comdiv):
-        _same_ids(a, b, "rel_gap_difference")
-        correct = np.array([[bool(a[i]), bool(b[i])] for i in a], dtype=float)
-        draws = rng.integers(0, len(correct), size=(resamples, len(correct)))
-        rates.append((correct.mean(axis=0), correct[draws].mean(axis=1)))  # (a, b) accuracy, whole and resampled
-    (iid_rate, iid_draws), (comdiv_rate, comdiv_draws) = rates
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gaps = iid_draws / comdiv_draws - 1
-        spread = gaps[:, 0] - gaps[:, 1]
-    low, high = np.percentile(spread[np.isfinite(spread)], [2.5, 97.5])
-    gap = iid_rate / comdiv_rate - 1
-    return {"difference": float(gap[0] - gap[1]), "ci_low": float(low), "ci_high": float(high)}
-
-
 # -------------------------------------------------------------------------------- Table 4: Easy / Hard
 
 def easy_hard_partition(with_question: Correctness, without_question: Correctness) -> dict[str, float | int]:
@@ -110,7 +56,7 @@ def easy_hard_partition(with_question: Correctness, without_question: Correctnes
     the rest; the accuracy (%) of the same model *with* the question on each part (notebook 02).
 
     Both maps must cover the same problems (a mismatch means the two evaluations are not of the same test set)."""
-    _same_ids(with_question, without_question, "easy_hard_partition")
+    same_ids(with_question, without_question, "easy_hard_partition")
     easy = [i for i in with_question if without_question[i]]
     hard = [i for i in with_question if not without_question[i]]
     return {"n": len(with_question), "easy_n": len(easy), "hard_n": len(hard),
@@ -135,7 +81,8 @@ def removal_ablation(problems: Sequence[Problem], correct: Correctness,
     (notebook 04). A problem made with several variations is removed with each of them.
 
     Columns: ``group`` (category name or code), ``label``, ``removed``, ``remaining``, ``accuracy_remaining``,
-    ``change`` (= accuracy on the remaining problems − accuracy on all `problems`).
+    ``change`` (= accuracy on the remaining problems − accuracy on all `problems`), ``fisher_p`` (Fisher's exact
+    test of the removed problems' accuracy against the rest's: the change is nonzero exactly when they differ).
     """
     if by not in ("category", "variation"):
         raise ValueError(f"by must be 'category' or 'variation', not {by!r}")
@@ -151,9 +98,13 @@ def removal_ablation(problems: Sequence[Problem], correct: Correctness,
     rows = []
     for group in groups:
         kept = [p.id for p in problems if group not in labels[p.id]]
-        rows.append({"group": group, "label": VARIATION_LABELS.get(group, group), "removed": len(problems) - len(kept),
+        removed = [p.id for p in problems if group in labels[p.id]]
+        right_kept, right_removed = (sum(bool(correct[i]) for i in ids) for ids in (kept, removed))
+        p = (unpaired_difference(right_kept, len(kept), right_removed, len(removed))["fisher_p"]
+             if kept and removed else float("nan"))
+        rows.append({"group": group, "label": VARIATION_LABELS.get(group, group), "removed": len(removed),
                      "remaining": len(kept), "accuracy_remaining": percent(correct, kept),
-                     "change": percent(correct, kept) - full})
+                     "change": percent(correct, kept) - full, "fisher_p": p})
     return pd.DataFrame(rows)
 
 

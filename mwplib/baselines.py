@@ -4,24 +4,26 @@ beside the paper's setting, learning curves and accuracy by operator count. Note
 """
 from __future__ import annotations
 
+import itertools
 import json
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import paths
-from .analysis import Correctness, correctness, paired_difference, percent
-from .metrics import accuracy_by
+from .analysis import correctness, percent
+from .metrics import accuracy_by, answer_correctness, majority_template_predictions
 from .models import paper_config
 from .models.config import ENCODER_LR
 from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
-from .problem import Problem
+from .problem import Problem, Split
 from .profiles import Profile
 from .records import SUFFIX, read_records
 from .report import by_validation, paper_vs_ours
 from .runkey import RunSpec, describe_config
 from .runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
+from .significance import Correctness, paired_difference
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -175,7 +177,7 @@ def _runs_by_fold(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str
 def _paired_on_folds(first: dict[int, dict[str, Any]], second: dict[int, dict[str, Any]]
                      ) -> tuple[list[int], Correctness, Correctness, dict[str, Any]] | None:
     """Two cells' runs on the folds both were run on: the folds, each side's correctness and `second` − `first`
-    paired over the same test problems (:func:`mwplib.analysis.paired_difference`); None when no fold is shared."""
+    paired over the same test problems (:func:`mwplib.significance.paired_difference`); None when no fold is shared."""
     folds = sorted(set(first) & set(second))
     if not folds:
         return None
@@ -226,6 +228,44 @@ def model_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datas
                 rows.append((model, embedding_label(embedding), dataset, len(folds), test["n"], test["difference"],
                              f"[{test['ci_low']:+.1f}, {test['ci_high']:+.1f}]", test["mcnemar_p"]))
     return pd.DataFrame(rows, columns=columns)
+
+
+#: The Majority Template Baseline's name among the cells of :func:`paired_tests`.
+MAJORITY = "majority template"
+
+
+def majority_by_fold(splits: Mapping[str, Sequence[Split]], folds: Sequence[int]) -> dict[str, dict[int, Correctness]]:
+    """Dataset → fold → which test problems the Majority Template Baseline (that fold's training template) answers
+    right: the baseline as one more run, so a model can be compared with it problem by problem."""
+    return {dataset: {f: answer_correctness(by_fold[f].test, majority_template_predictions(by_fold[f].train,
+                                                                                         by_fold[f].test))
+                      for f in folds} for dataset, by_fold in splits.items()}
+
+
+def paired_tests(records: Sequence[dict[str, Any]], datasets: Sequence[str],
+                 majority: Mapping[str, Mapping[int, Correctness]] | None = None) -> pd.DataFrame:
+    """Every two cells of a dataset (``model embedding`` as Table 2 names them, and :data:`MAJORITY` where
+    `majority` (:func:`majority_by_fold`) is given) compared on the folds both ran, over the test problems both
+    scored: accuracy a − b and McNemar's p, each pair in both orders. The noise test of every two-run finding of
+    notebook 01 (`findings.baselines`)."""
+    cells: dict[str, dict[str, dict[int, Correctness]]] = {}
+    for (model, embedding, dataset), runs in _runs_by_fold(records).items():
+        cells.setdefault(dataset, {})[f"{model} {embedding_label(embedding)}"] = {
+            f: correctness([rec]) for f, rec in runs.items()}
+    for dataset, by_fold in (majority or {}).items():
+        cells.setdefault(dataset, {})[MAJORITY] = dict(by_fold)
+    rows = []
+    for dataset in datasets:
+        for a, b in itertools.permutations(cells.get(dataset, {}), 2):
+            first, second = {}, {}
+            for fold in sorted(set(cells[dataset][a]) & set(cells[dataset][b])):
+                both = cells[dataset][a][fold].keys() & cells[dataset][b][fold].keys()
+                first |= {i: cells[dataset][b][fold][i] for i in both}
+                second |= {i: cells[dataset][a][fold][i] for i in both}
+            if first:
+                test = paired_difference(first, second)
+                rows.append((a, b, dataset, test["n"], test["difference"], test["mcnemar_p"]))
+    return pd.DataFrame(rows, columns=["a", "b", "dataset", "n", "a − b", "McNemar p"])
 
 
 def seed_spread(records: Sequence[dict[str, Any]]) -> pd.DataFrame:

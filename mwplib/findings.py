@@ -9,7 +9,10 @@ rank ("the best model", "the lowest gap"), a direction ("in the paper's directio
 sign, since the claim is about the share, the order or the direction, not the paper's margin.
 A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict; one
 against a fixed share whose accuracy lies within the 95 % interval of its test size says "within noise", and one
-on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown".
+on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown". A difference of two accuracies carries the p of
+a noise test (the ``p`` column; `mwplib.significance`) and reads "within noise" at p ≥ :data:`SIGNIFICANCE`:
+McNemar's where both sides scored the same problems (two runs, or two metrics of one run), Fisher's where they
+scored different ones (two test sets, two parts of one).
 """
 from __future__ import annotations
 
@@ -19,16 +22,22 @@ from typing import Any
 
 import pandas as pd
 
+from .baselines import MAJORITY as MAJORITY_TEMPLATE
 from .papers import PAPER_SVAMP_CV, PAPER_TABLE_10
-from .svamp_tables import WITHOUT_SVAMP, first_best
+from .significance import unpaired_difference
+from .svamp_tables import REMOVED_VS_REST, VS_MAJORITY, WITH_VS_WITHOUT, WITHOUT_SVAMP, first_best
 
 #: The share of the paper's difference ours must reach for a two-cell finding to hold in size ("holds" means the
 #: paper's effect is there, not only its sign); below it the verdict says "smaller" and gives the ratio.
 SIZE = 0.5
 
 #: The largest exact McNemar p-value at which a difference of two runs on one test set counts as a difference
-#: (`analysis.paired_difference`): above it the verdict reads "within noise", whatever its size.
+#: (`significance.paired_difference`): above it the verdict reads "within noise", whatever its size.
 SIGNIFICANCE = 0.05
+
+#: How a base method trained as many optimizer steps as its +DA run is named in notebook 06's paired tests
+#: ("GTS, equal steps", `compositional.experiments.equal_steps_runs`).
+EQUAL_STEPS = ", equal steps"
 
 #: "A large fraction" (§1, of question-removed problems) and "the majority" (§1, §4.2, of the bag-of-words
 #: model's), read as over half, in %.
@@ -118,17 +127,38 @@ def _side_row(table: pd.DataFrame | None, keys: Mapping[str, Any]) -> pd.DataFra
     return _matching(table, keys) if table is not None and len(table) else pd.DataFrame()
 
 
-def _significant(row: dict[str, Any], paired: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
-    """`row` (two runs on one test set) with its McNemar p-value from `paired` (the row of `paired` whose key
-    columns equal `keys`), judged "within noise" instead of a verdict when p ≥ :data:`SIGNIFICANCE`."""
-    found = _side_row(paired, keys)
-    if found.empty:
-        return row
-    p = float(found["McNemar p"].iloc[0])
+def _tested(row: dict[str, Any], p: float, test: str) -> dict[str, Any]:
+    """`row` with the p-value of its noise test (`test` names it and its sizes), judged "within noise" instead of
+    a verdict when p ≥ :data:`SIGNIFICANCE`."""
     row = {**row, "p": f"{p:.2g}"}
     if row["holds"] in ("yes", "no") and p >= SIGNIFICANCE:
-        row["holds"] = f"within noise (McNemar p = {p:.2f}, n = {int(found['n'].iloc[0])})"
+        row["holds"] = f"within noise ({test.format(p=f'{p:.2f}')})"
     return row
+
+
+def _significant(row: dict[str, Any], paired: pd.DataFrame | None, column: str = "McNemar p", **keys: Any
+                 ) -> dict[str, Any]:
+    """`row` (two runs on one test set) with its McNemar p-value from `paired` (`column` of the row of `paired`
+    whose key columns equal `keys`, a number or its text), judged "within noise" instead of a verdict when
+    p ≥ :data:`SIGNIFICANCE`."""
+    found = _side_row(paired, keys)
+    p = found[column].iloc[0] if len(found) and column in found.columns else None
+    if p is None or pd.isna(p) or p == "":  # no paired test: a side not run
+        return row
+    return _tested(row, float(p), f"McNemar p = {{p}}, n = {int(found['n'].iloc[0])}")
+
+
+def _unpaired(row: dict[str, Any], a: Cell, b: Cell) -> dict[str, Any]:
+    """`row` (accuracy a − accuracy b on different problems: two test sets, or two parts of one) with Fisher's exact
+    p of the two shares, each side's size from its table's ``n`` column; "within noise" when p ≥
+    :data:`SIGNIFICANCE`. A side without ``n`` (or a verdict of no result, or not shown) is left as it is."""
+    sides = [(_value(side, "ours"), _value(side, "n")) for side in (a, b)
+             if not isinstance(side, float) and "n" in side[0].columns]
+    if len(sides) < 2 or row["holds"] not in ("yes", "no") or not min(n for _, n in sides) > 0:
+        return row
+    (rate_a, n_a), (rate_b, n_b) = sides
+    test = unpaired_difference(round(rate_a * n_a / 100), int(n_a), round(rate_b * n_b / 100), int(n_b))
+    return _tested(row, test["fisher_p"], f"Fisher p = {{p}}, n = {n_a:g} and {n_b:g}")
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -148,6 +178,12 @@ def _distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
 def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A findings table of `comparison` rows, for findings drawn outside this module (notebook 05's)."""
     return _frame(rows)
+
+
+def significant(row: dict[str, Any], tests: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
+    """`row` judged by the McNemar p of the row of `tests` whose key columns equal `keys` (:func:`_significant`),
+    for findings drawn outside this module (notebook 05's)."""
+    return _significant(row, tests, **keys)
 
 
 def distinct(table: pd.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
@@ -218,17 +254,14 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
 
 def _paired(finding: str, label: str, paper: float, effect: pd.DataFrame, keys: Mapping[str, Any]
             ) -> dict[str, Any]:
-    """A row from a paired comparison on the same folds (`baselines.pretraining_effect`): "yes"/"no" only when its
-    95 % interval leaves out 0, "within noise" otherwise."""
+    """A row from a paired comparison on the same folds (`baselines.pretraining_effect`): "yes"/"no" only when
+    McNemar's test on its test problems gives p < :data:`SIGNIFICANCE`, "within noise" otherwise."""
     rows = _matching(effect, keys)
     if rows.empty:  # a side not run, or no fold run with both
         return _row(finding, label, paper, float("nan"))
     found = rows.iloc[0]
-    low, high = (float(x) for x in found["95 % interval"].strip("[]").split(","))
     row = _row(finding, f"{label}, paired on {found['folds']} fold(s)", paper, float(found["R − S"]), sized=True)
-    if low <= 0 <= high:
-        row["holds"] = f"within noise (95 % interval {found['95 % interval']})"
-    return row
+    return _tested(row, float(found["McNemar p"]), f"McNemar p = {{p}}, n = {int(found['n'])}")
 
 
 def _margin(values: Mapping[str, float], best: str) -> tuple[float, str]:
@@ -264,15 +297,18 @@ def _within_spread(row: dict[str, Any], spread: pd.DataFrame | None, *cells: Map
 
 
 def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFrame, effect: pd.DataFrame,
-              spread: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
+              spread: pd.DataFrame | None = None, paired: pd.DataFrame | None = None,
+              pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 01: pretrained embeddings beat scratch ones for every model (Tables 2, 16), GTS and Graph2Tree beat
     Seq2Seq (Table 2), every model beats the Majority Template Baseline by far (§3.2), and "Graph2Tree with RoBERTa
     embeddings achieves the state-of-the-art for both datasets" (§3.2, Table 2: Table 16's Transformer is not in
     it). Tables 2 and 16 have rows by ``model``, ``embedding``, ``dataset``; `majority` one row per ``dataset``;
     R − S is read from `effect` (`baselines.pretraining_effect`: R and S on the same folds and test problems, with
-    its interval), since the tables may pool R and S over different folds. With `spread` (`baselines.seed_spread`),
+    McNemar's p), since the tables may pool R and S over different folds. With `spread` (`baselines.seed_spread`),
     a model-against-model difference no larger than its cells' seed spread says so; with `paired`
-    (`baselines.model_effect`), one whose McNemar p is :data:`SIGNIFICANCE` or more reads "within noise"."""
+    (`baselines.model_effect`), one whose McNemar p is :data:`SIGNIFICANCE` or more reads "within noise"; `pairs`
+    (`baselines.paired_tests`) tests the same way a model against the majority template and the best model
+    against the runner-up."""
     keys = ["model", "embedding", "dataset"]
     both = pd.concat([table2, table16], ignore_index=True)
     pretrained = [e for e in both["embedding"].drop_duplicates() if e != "S"]
@@ -286,14 +322,19 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
                                          spread, {**k, "model": m}, {**k, "model": "seq2seq"}),
                           paired, **{**k, "model": m})
              for k in _distinct(both, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
-    rows += [comparison("every model beats the Majority Template Baseline (§3.2)",
-                        f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template", (both, k),
-                        (majority, {"dataset": k["dataset"]})) for k in _distinct(both, keys)]
+    rows += [_significant(comparison("every model beats the Majority Template Baseline (§3.2)",
+                                     f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template",
+                                     (both, k), (majority, {"dataset": k["dataset"]})),
+                          pairs, a=f"{k['model']} {k['embedding']}", b=MAJORITY_TEMPLATE, dataset=k["dataset"])
+             for k in _distinct(both, keys)]
     for dataset, part in table2.groupby("dataset", sort=False):
         names = part["model"] + " " + part["embedding"]
-        rows += [_lead("the best model on each dataset is Graph2Tree R (Table 2)", f"{dataset}: graph2tree {r}",
-                       *(_margin(dict(zip(names, part[c])), f"graph2tree {r}") for c in ("paper", "ours")))
-                 for r in pretrained]
+        for r in pretrained:
+            best = f"graph2tree {r}"
+            paper, ours = (_margin(dict(zip(names, part[c])), best) for c in ("paper", "ours"))
+            rows.append(_significant(_lead("the best model on each dataset is Graph2Tree R (Table 2)",
+                                           f"{dataset}: {best}", paper, ours),
+                                     pairs, a=best, b=ours[1], dataset=dataset))
     return _frame(rows)
 
 
@@ -322,10 +363,11 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFr
         mawps = (table5, {**k, "dataset": "mawps"})
         rows += [_beyond_noise(comparison("an order-blind model solves over half of MAWPS (Table 5)",
                                           f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY), mawps),
-                 comparison("it solves far fewer SVAMP problems (Tables 5, 12)", f"{k['emb']}: MAWPS − SVAMP", mawps,
-                            (table12, k)),
-                 comparison("on SVAMP it beats the majority template, marginally (Table 12)",
-                            f"{k['emb']}: SVAMP − majority template", (table12, k), baseline, by_sign=True)]
+                 _unpaired(comparison("it solves far fewer SVAMP problems (Tables 5, 12)",
+                                      f"{k['emb']}: MAWPS − SVAMP", mawps, (table12, k)), mawps, (table12, k)),
+                 _significant(comparison("on SVAMP it beats the majority template, marginally (Table 12)",
+                                         f"{k['emb']}: SVAMP − majority template", (table12, k), baseline,
+                                         by_sign=True), table12, VS_MAJORITY, **k)]
     rows += [_row("the constrained model's attention is near one-hot (§4.2, Table 6)",
                   f"{k['emb']} {k['dataset']}: median largest attention weight − {ONE_HOT:g} (paper: no number)",
                   float("nan"), cell(weights, "median", **k) - ONE_HOT) for k in _distinct(weights, ["emb", "dataset"])]
@@ -350,14 +392,18 @@ def _stand_in(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
 
 def _ablations(table13: pd.DataFrame, table14: pd.DataFrame) -> list[dict[str, Any]]:
     """Tables 13/14: each removal changes accuracy the way the paper's did, up (the removed examples were the
-    harder) or down: our change times the sign of the paper's, beside the paper's size of it."""
+    harder) or down: our change times the sign of the paper's, beside the paper's size of it; "within noise" where
+    the removed problems' accuracy cannot be told from the rest's (the table's Fisher p, `REMOVED_VS_REST`)."""
     rows = []
     for table, group in ((table13, "removed category"), (table14, "removed variation")):
         for _, change in table[table["measure"] == "change in accuracy"].iterrows():
             sign = math.copysign(1.0, change["paper"])
             label = f"{change['model']} without {change[group]}: {'' if sign > 0 else '−'}change in accuracy"
-            rows.append(_row("every removal ablation changes accuracy in the paper's direction (Tables 13, 14)", label,
-                             abs(change["paper"]), sign * change["ours"]))  # a direction
+            row = _row("every removal ablation changes accuracy in the paper's direction (Tables 13, 14)", label,
+                       abs(change["paper"]), sign * change["ours"])  # a direction
+            p = change.get(REMOVED_VS_REST, "")
+            rows.append(row if pd.isna(p) or p == "" else
+                        _tested(row, float(p), "Fisher p = {p}, the removed problems against the rest"))
     return rows
 
 
@@ -374,9 +420,11 @@ def _svamp_cv(cv: pd.DataFrame) -> list[dict[str, Any]]:
     for k in _distinct(cv, ["model", "emb"]):
         paper = cell(cv, "paper", **k)
         ours = cell(cv, "ours", **k) - (cell(cv, WITHOUT_SVAMP, **k) if WITHOUT_SVAMP in cv.columns else float("nan"))
-        rows.append(_row(finding, f"{k['model']} {k['emb']}, {cell(cv, 'folds', **k):g} fold(s): {label}"
-                         + ("" if pd.isna(paper) else f" (paper: {paper:g} − Graph2Tree R's {without:g})"),
-                         paper - without, ours, sized=True))
+        rows.append(_significant(_row(finding, f"{k['model']} {k['emb']}, {cell(cv, 'folds', **k):g} fold(s): "
+                                      f"{label}" + ("" if pd.isna(paper) else
+                                                    f" (paper: {paper:g} − Graph2Tree R's {without:g})"),
+                                      paper - without, ours, sized=True),
+                                 cv if WITH_VS_WITHOUT in cv.columns else None, WITH_VS_WITHOUT, **k))
     return rows
 
 
@@ -403,14 +451,18 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
     Graph2Tree R is the best model on SVAMP (Table 10). Tables 13–15 are judged on their first best model
     (`svamp_tables.first_best`)."""
     table13, table14, table15 = first_best(table13), first_best(table14), first_best(table15)
-    rows = [comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
-                       f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
-                       + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
-                       (table11, {**k, "test set": "ASDiv-A w/o questions"}),
-                       (table11, {**k, "test set": "SVAMP w/o questions"}))
-            for k in _distinct(table11, ["model", "emb"])]
+    def unpaired(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
+        return _unpaired(comparison(finding, label, a, b), a, b)
+
     def by_count(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
-        return _counted(comparison(finding, label, a, b), a, b)
+        return _unpaired(_counted(comparison(finding, label, a, b), a, b), a, b)
+
+    rows = [unpaired("without questions SVAMP falls far below ASDiv-A (Table 11)",
+                     f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
+                     + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
+                     (table11, {**k, "test set": "ASDiv-A w/o questions"}),
+                     (table11, {**k, "test set": "SVAMP w/o questions"}))
+            for k in _distinct(table11, ["model", "emb"])]
 
     for dataset in ("ASDiv-A", "SVAMP"):
         rows += [by_count("accuracy collapses beyond two numbers (Table 15)",
@@ -444,8 +496,9 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     harder than lexical
     ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
-    `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base and
-    of each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
+    `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base (and
+    against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
+    each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
     (`compositional.experiments.rel_gap_intervals`) gives a bootstrap interval of each Rel. Gap difference: a rank
     whose interval holds 0 is "within noise". A Table III part of fewer than :data:`MIN_PROBLEMS` test problems
     (proofreading leaves SD-zh few lexical ones) judges nothing."""
@@ -473,6 +526,12 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                                         f"{k['dataset']} {k['split']}", (zh, k), (zh, {**k, "method": base})),
                              paired, a=k["method"], b=base, **{"run dataset": run_dataset})
         rows.append(helps)
+        equal = {"a": k["method"], "b": base + EQUAL_STEPS, "run dataset": run_dataset}
+        if not (same_steps := _side_row(paired, equal)).empty:
+            rows.append(_significant(_row("data augmentation helps at equal optimizer steps (our control, §V-D)",
+                                          f"{k['method']} − {base} trained as many steps: {k['dataset']} "
+                                          f"{k['split']}", helps["paper"], float(same_steps["a − b"].iloc[0]),
+                                          sized=True), paired, **equal))
         if k["dataset"] == "SD":
             comdiv = zh[(zh["method"] == k["method"]) & (zh["split"] == "ComDiv")]
             for pool in comdiv["dataset"].drop_duplicates():

@@ -52,15 +52,21 @@ def paper_vs_ours(rows: Iterable[Mapping[str, Any]], keys: list[str]) -> pd.Data
     return frame[[*keys, "paper", "ours", "Δ", *extra]]
 
 
+def p_value(p: float | None) -> str:
+    """A p-value as a table prints it: two significant digits ("" where there is none)."""
+    return "" if p is None or pd.isna(p) else f"{p:.2g}"
+
+
 def save_table(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> Path:
-    """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path. A ``p`` column
-    (a findings table's p-values, already written to two significant digits) is written as it is, not through
-    `floatfmt`: p = 0.00054 must not read 0.00."""
+    """Write `frame` as CSV and Markdown under results/tables/<profile>/ and return the CSV path. A column of
+    p-values already written as text (``p``, or a name ending in " p": two significant digits, :func:`p_value`) is
+    written as it is, not through `floatfmt`: p = 0.00054 must not read 0.00."""
     out = paths.tables_dir(profile.name)
     out.mkdir(parents=True, exist_ok=True)
     frame = _headed(frame)
     frame.to_csv(out / f"{name}.csv", index=False)
-    as_written = [i for i, column in enumerate(frame.columns) if column == "p"]
+    as_written = [i for i, column in enumerate(frame.columns)
+                  if (column == "p" or str(column).endswith(" p")) and not pd.api.types.is_numeric_dtype(frame[column])]
     (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt, disable_numparse=as_written)
                                     + "\n")
     _write_manifest(out, profile, name)

@@ -20,8 +20,9 @@ from .analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, Correctness, accurac
 from .papers import (PAPER_BEST_MODEL, PAPER_SVAMP_CV, PAPER_TABLE_3, PAPER_TABLE_4, PAPER_TABLE_5, PAPER_TABLE_10,
                      PAPER_TABLE_11, PAPER_TABLE_12, PAPER_TABLE_13, PAPER_TABLE_14, PAPER_TABLE_15)
 from .problem import Problem
-from .report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, paper_vs_ours
+from .report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
 from .runs import SVAMP_DATASET, embedding_label, stand_in_note
+from .significance import paired_difference
 
 #: Model names of `mwplib.models` → the paper's names.
 MODEL_LABELS = {"seq2seq": "Seq2Seq", "gts": "GTS", "graph2tree": "Graph2Tree", "transformer": "Transformer",
@@ -191,12 +192,13 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
         for (model, embedding, _), runs in group_runs(records, models, embeddings, [dataset]).items():
             paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
             kept, (bare,) = _evaluated(runs, without)
+            scored = correctness(bare)
             rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
-                         "emb": embedding_label(embedding), "folds": len(kept),
+                         "emb": embedding_label(embedding), "folds": len(kept), "n": len(scored),
                          "with question": percent(correctness(kept)),
-                         "paper": paper[column] if paper else None, "ours": percent(correctness(bare)),
+                         "paper": paper[column] if paper else None, "ours": percent(scored),
                          "note": _folds_note(runs, kept)})
-    return by_validation(paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "with question"]))
+    return by_validation(paper_vs_ours(rows, keys=["test set", "model", "emb", "folds", "n", "with question"]))
 
 
 def best_run(records: Sequence[Mapping[str, Any]], protocol: Literal["validation", "best test epoch"] = "validation"
@@ -285,7 +287,8 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
                    by: Literal["category", "variation"]) -> pd.DataFrame:
     """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model under each protocol (`best`:
     :func:`best_by_protocol`; notebook 04): the number of removed examples and the change in accuracy (points), each
-    beside the paper (whose best model is Graph2Tree with RoBERTa); column ``model`` names ours."""
+    beside the paper (whose best model is Graph2Tree with RoBERTa); column ``model`` names ours, and a change its
+    Fisher p (the removed problems' accuracy against the rest's: can this test set tell them apart?)."""
     paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
     rows = []
     for chosen_by, runs in best.items():
@@ -295,7 +298,8 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
             for i, measure in enumerate(("# removed", "change in accuracy")):
                 rows.append({"best model by": chosen_by, "model": model_label(runs), "removed " + by: row["label"],
                              "measure": measure, "paper": paper[row["group"]][i],
-                             "ours": row["removed"] if i == 0 else row["change"]})
+                             "ours": row["removed"] if i == 0 else row["change"],
+                             REMOVED_VS_REST: "" if i == 0 else p_value(row["fisher_p"])})
     return by_validation(paper_vs_ours(rows, keys=["best model by", "model", "removed " + by, "measure"]))
 
 
@@ -317,6 +321,15 @@ def table_15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Pr
     return by_validation(paper_vs_ours(rows, keys=["best model by", "dataset", "model", "numbers", "n"]))
 
 
+#: Column of the §5.3 table: McNemar's p of the 5-fold runs against the same model trained without SVAMP.
+WITH_VS_WITHOUT = "with vs without SVAMP, McNemar p"
+
+#: Column of Tables 13 and 14: Fisher's p of the removed problems' accuracy against the remaining ones'.
+REMOVED_VS_REST = "removed vs rest, Fisher p"
+
+#: Column of Table 12: McNemar's p of a model against the Majority Template Baseline on the same problems.
+VS_MAJORITY = "vs majority template, McNemar p"
+
 #: Column of the §5.3 table: the same test problems, solved by the same model trained on MAWPS + ASDiv-A only.
 WITHOUT_SVAMP = "same problems, trained without SVAMP"
 
@@ -326,7 +339,8 @@ def svamp_cv_table(records: Sequence[Mapping[str, Any]],
     """§5.3 (notebook 04): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
     accuracy (%) per model, the paper's "about 65 %" for its best model beside our best (an empty table when the
     experiment was not run). With `svamp_records` (Table 10's runs, trained without SVAMP), a column gives the
-    same model's accuracy on the same test problems: what SVAMP in the training data adds, paired."""
+    same model's accuracy on the same test problems: what SVAMP in the training data adds, paired, with McNemar's
+    p of the two."""
     keys = ["model", "emb", "folds", "n"]
     without = {(m, e): correctness(runs) for (m, e, _), runs in group_runs(svamp_records).items()}
     rows = []
@@ -336,7 +350,9 @@ def svamp_cv_table(records: Sequence[Mapping[str, Any]],
         row = {"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "folds": len(runs), "n": len(tested),
                "paper": None, "ours": percent(tested), BEST_TEST_EPOCH: best_test_epoch(runs)}
         if svamp_records:
-            row[WITHOUT_SVAMP] = percent({i: baseline[i] for i in tested}) if set(tested) <= set(baseline) else None
+            same = {i: baseline[i] for i in tested} if set(tested) <= set(baseline) else None
+            row[WITHOUT_SVAMP] = percent(same) if same else None
+            row[WITH_VS_WITHOUT] = p_value(paired_difference(same, tested)["mcnemar_p"]) if same else ""
         rows.append(row)
     if rows:  # the paper gives one number, for its best model: it goes beside ours
         max(rows, key=lambda row: row["ours"])["paper"] = PAPER_SVAMP_CV
@@ -419,13 +435,22 @@ def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("
 def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
              embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
-    (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not."""
+    (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not. Each
+    model row carries McNemar's p against the baseline on those problems: the paper's "marginally" better is a
+    difference of two runs on one test set."""
     groups = group_runs(records, ["constrained"], embeddings, [SVAMP_DATASET])  # all on the same test problems
-    rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "paper": PAPER_TABLE_12[e != "scratch"],
-             "ours": percent(correctness(runs)), BEST_TEST_EPOCH: best_test_epoch(runs)}
-            for (m, e, _), runs in groups.items()]
     run = next((runs for runs in groups.values() if runs), [])
     evaluated = scored_problems(test, correctness(run)) if run else list(test)
-    rows.append({"model": "Majority Template Baseline", "emb": "", "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"],
-                 "ours": 100 * metrics.majority_template_baseline(train, evaluated)})
-    return by_validation(paper_vs_ours(rows, keys=["model", "emb"]))
+    majority = metrics.answer_correctness(evaluated, metrics.majority_template_predictions(train, evaluated))
+    rows = []
+    for (m, e, _), runs in groups.items():
+        correct = correctness(runs)
+        paired = paired_difference(majority, correct) if runs else {"mcnemar_p": None}
+        rows.append({"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "n": len(correct),
+                     "paper": PAPER_TABLE_12[e != "scratch"], "ours": percent(correct),
+                     BEST_TEST_EPOCH: best_test_epoch(runs), VS_MAJORITY: p_value(paired["mcnemar_p"])})
+    rows.append({"model": "Majority Template Baseline", "emb": "", "n": len(evaluated),
+                 "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"], "ours": percent(majority), VS_MAJORITY: ""})
+    return by_validation(paper_vs_ours(rows, keys=["model", "emb", "n"]))
+
+

@@ -98,33 +98,3 @@ def test_accuracy_by_numbers_lists_other_counts() -> None:
     assert frame.loc["3", "n"] == 1 and frame.loc["3", "accuracy"] == 0.0
     assert frame.loc["4", "n"] == 0 and math.isnan(frame.loc["4", "accuracy"])
     assert frame.loc["other", "n"] == 1 and frame.loc["other", "accuracy"] == 100.0
-
-
-def test_paired_difference_counts_disagreements_and_brackets_the_difference() -> None:
-    from mwplib.analysis import paired_difference
-
-    first = {f"p{i}": i < 60 for i in range(100)}  # 60 % right
-    second = {f"p{i}": i < 50 or 60 <= i < 80 for i in range(100)}  # 70 % right: 10 lost, 20 gained
-    test = paired_difference(first, second)
-    assert (test["n"], test["only_first"], test["only_second"]) == (100, 10, 20)
-    assert test["difference"] == pytest.approx(10.0) and test["ci_low"] < 10.0 < test["ci_high"]
-    assert test["mcnemar_p"] == pytest.approx(0.0987, abs=1e-4)  # two-sided exact binomial, 20 of 30
-    same = paired_difference(first, first)
-    assert (same["difference"], same["ci_low"], same["ci_high"], same["mcnemar_p"]) == (0.0, 0.0, 0.0, 1.0)
-    with pytest.raises(ValueError, match="different problems"):
-        paired_difference(first, {"p0": True})
-    with pytest.raises(ValueError, match="no problems"):
-        paired_difference({}, {})
-
-
-def test_rel_gap_difference_is_the_gaps_difference_with_an_interval_that_shrinks_with_n() -> None:
-    from mwplib.analysis import rel_gap_difference
-
-    def sides(n: int, a: int, b: int) -> tuple[dict, dict]:
-        return ({i: i < a for i in range(n)}, {i: i < b for i in range(n)})
-
-    small = rel_gap_difference(sides(20, 16, 16), sides(20, 8, 12))  # a: 0.8 / 0.4 − 1 = 1.0; b: 0.8 / 0.6 − 1
-    assert small["difference"] == pytest.approx(1.0 - (0.8 / 0.6 - 1))
-    assert small["ci_low"] < small["difference"] < small["ci_high"]
-    large = rel_gap_difference(sides(2000, 1600, 1600), sides(2000, 800, 1200))
-    assert large["ci_low"] > 0 and large["ci_high"] - large["ci_low"] < small["ci_high"] - small["ci_low"]

@@ -147,12 +147,14 @@ def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch)
 @pytest.mark.slow
 def test_the_full_grid_runs_end_to_end_at_smoke_size():
     """`full`'s plan (every method incl. MathEN's three members, both pools, both SD sets, +DA for MathEN and GTS,
-    the ablations, the ladder) on smoke's few problems and one epoch: every cell of Tables II–IV gets a run."""
+    the ablations, the ladder's top rung: its others are the same code on other splits, 30 runs more) on smoke's
+    few problems and one epoch: every cell of Tables II–IV gets a run."""
     from dataclasses import replace
 
     from mwplib.profiles import PROFILES
 
-    profile = replace(get_profile("smoke"), compositional=replace(PROFILES["full"].compositional, da_iterations=1))
+    plan = replace(PROFILES["full"].compositional, da_iterations=1, ladder=PROFILES["full"].compositional.ladder[-1:])
+    profile = replace(get_profile("smoke"), compositional=plan)
     runs, da = experiments.method_runs(profile), experiments.da_runs(profile)
     assert len(runs) == 4 * 6  # LSTM, Transformer, MathEN, GTS × MAWPS / Math23K I.I.D. / ComDiv, SD zh / en
     assert {v for _, _, v in da} == set(experiments.ablations(profile.compositional)) == {"+DA", "− DataRanker"}
@@ -222,3 +224,31 @@ def test_sd_runs_train_the_plans_own_epochs_without_early_stopping():
     quick = get_profile("quick")
     sd, mawps = (training.spec("GTS", "gts", d, quick) for d in ("sd-zh", "mawps-comdiv-pooled"))
     assert (sd.epochs, sd.patience) == (30, 0) and (mawps.epochs, mawps.patience) == (10, 2)
+
+
+def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tables):
+    """Issue 47: "DA helps" compared a +DA run that made more updates than its base; the control trains the base for
+    the steps the +DA run made, and its finding is a row of its own, tested like the others."""
+    from mwplib.compositional import training
+
+    quick = get_profile("quick")
+    grown = record(6, n_train=1543)
+    grown["spec"] = {"config": {"batch_size": 64}, "epochs": 10}
+    grown["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 11)]
+    assert experiments.steps([grown]) == 10 * 25  # ⌈1543 / 64⌉ batches an epoch
+    assert training.spec("GTS", "gts", "mawps-comdiv-pooled", quick, epochs=11).epochs == 11
+    same = {**record(7, n_train=1429), "spec": grown["spec"]}
+    same["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 12)]
+    runs, da, table2 = tables
+    da = {**da, ("GTS", "mawps-comdiv-pooled", "+DA"): [[record(5)], [grown]]}
+    table = experiments.equal_steps_table(da, {("GTS", "mawps-comdiv-pooled"): [same]}).iloc[0]
+    assert (table["+DA steps"], table["base steps"]) == (250, 11 * 23)  # 253: within a batch's worth per epoch
+    assert (table["+DA"], table["base, own epochs"], table["base, equal steps"]) == (60.0, 50.0, 70.0)
+    assert table["+DA − base, equal steps"] == -10.0 and table["McNemar p"] == "1"  # p6 alone: 1 of 1
+    paired = experiments.paired_tests(runs, da, {("GTS", "mawps-comdiv-pooled"): [same]})
+    assert paired[["a", "b"]].values.tolist()[:2] == [["GTS+DA", "GTS"], ["GTS+DA", "GTS" + findings.EQUAL_STEPS]]
+    no_table3 = pd.DataFrame(columns=["method", "part", "n", "paper", "ours"])
+    claims = findings.compositional(table2, no_table3, pd.DataFrame(), pd.DataFrame(), paired)
+    row = claims[claims["finding"].str.contains("equal optimizer steps")].iloc[0]
+    assert row["comparison"] == "GTS+DA − GTS trained as many steps: MAWPS ComDiv"
+    assert (row["ours"], row["holds"]) == (-10.0, "within noise (McNemar p = 1.00, n = 10)")

@@ -108,3 +108,32 @@ def test_findings_agree_with_claims_on_the_same_runs():
         every, some = holds.apply(lambda h: (h == "yes").all()), holds.apply(lambda h: (h == "yes").any())
         assert [every.iloc[0], every.iloc[1], some.iloc[2], every.iloc[3]] == expected
         assert list(experiments.claims(runs3).values()) == expected
+
+
+def test_each_accuracy_finding_carries_a_paired_sign_test_on_the_same_problems():
+    """`paired_tests`: two metrics of one run or two runs, problem by problem; a difference of a few problems reads
+    "within noise", one the test tells apart keeps its verdict with its p."""
+    def run(n: int, solution: range, equation: range, derivation: range) -> list[dict]:
+        return [{"predictions": {f"p{i}": {"solution": i in solution, "equation": i in equation,
+                                           "derivation": i in derivation} for i in range(n)}}]
+
+    te, td = run(40, range(30), range(25), range(20)), run(40, range(31), range(24), range(30))
+    runs3 = {(d, s): r for d in experiments.DATASETS for s, r in (("TE", te), ("TD", td))}
+    runs4 = {("alg514", "TE"): te, ("alg514", "TE*"): td, ("alg514", "TD"): td}
+    tests = experiments.paired_tests(runs3, runs4).set_index(["dataset", "comparison"])
+    # TE: solution right on p0–p29, derivation on p0–p19: 10 disagreements, all one way: p = 2 / 2¹⁰
+    assert tests.loc[("ALG-514", "TE: solution − derivation"), "McNemar p"] == pytest.approx(2 / 2**10)
+    assert tests.loc[("ALG-514", "TE − TD, equation accuracy"), "McNemar p"] == 1.0  # p24 alone: 1 of 1
+    # per problem, (TD − TE) under derivation minus under solution: +1 on p20–p29, −1 on p30: 10 against 1,
+    # two-sided 2 × (1 + 11) / 2¹¹
+    assert tests.loc[("ALG-514", "TD − TE, derivation − solution"), "McNemar p"] == pytest.approx(24 / 2**11)
+    assert tests.loc[("ALG-514", "TD − TE*, derivation accuracy"), "McNemar p"] == 1.0  # the same run: no difference
+    assert len(tests) == 3 * 5 + 2
+    table3 = report.paper_vs_ours(experiments.table3(runs3), ["dataset", "setting", "metric"])
+    table4 = report.paper_vs_ours(experiments.table4(runs4), ["combined with", "setting", "metric"])
+    no_table2 = pd.DataFrame(columns=["dataset", "statistic", "paper", "ours"])
+    frame = experiments.findings(no_table2, table3, table4, experiments.paired_tests(runs3, runs4))
+    frame = frame.set_index("comparison")
+    assert frame.loc["ALG-514 TE: solution − derivation", ["holds", "p"]].tolist() == ["yes", "0.002"]
+    assert frame.loc["ALG-514: TE − TD, equation accuracy", "holds"] == "within noise (McNemar p = 1.00, n = 40)"
+    assert frame.loc["ALG-514 TD: solution − derivation", "holds"].startswith("within noise")  # p30 alone

@@ -52,7 +52,7 @@ def test_svamp_findings_from_tables_11_and_15():
     r = frame.loc["GTS R (MiniLM): ASDiv-A − SVAMP, w/o questions"]
     assert r["paper"] == pytest.approx(32.1) and r["holds"] == "no result"
     assert frame.loc["SVAMP: 2 numbers − 4 numbers", ["paper", "ours", "holds"]].tolist() == [
-        pytest.approx(52.9), -5.0, "no"]
+        pytest.approx(52.9), -5.0, "within noise (Fisher p = 0.37, n = 351 and 153)"]  # 60 % against 65 %
     assert frame.loc["4 numbers: ASDiv-A − SVAMP", "ours"] == -20.0
     assert len(frame) == 2 + 4 + 3 + 2  # + the 5-fold and best-model rows, without results
     assert frame.iloc[-2:]["holds"].tolist() == ["no result", "no result"]
@@ -112,13 +112,13 @@ def test_baselines_findings_from_tables_2_16_and_the_majority_baseline():
     table2, table16 = pd.DataFrame(rows[:2], columns=columns), pd.DataFrame(rows[2:], columns=columns)
     majority = pd.DataFrame([("mawps", 17.7, 18.8)], columns=["dataset", "paper", "ours"])
     # R − S comes from the paired comparison on the same folds, not from the tables' pooled cells
-    effect = pd.DataFrame([("seq2seq", "mawps", 2, 3.5, "[+1.0, +6.0]"), ("gts", "mawps", 5, -1.0, "[-2.5, +0.5]")],
-                          columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    effect = pd.DataFrame([("seq2seq", "mawps", 2, 800, 3.5, 0.004), ("gts", "mawps", 5, 2000, -1.0, 0.12)],
+                          columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
     frame = findings.baselines(table2, table16, majority, effect).set_index("comparison")
     assert frame.loc["seq2seq mawps: R (MiniLM) − S, paired on 2 fold(s)", ["paper", "ours", "holds"]].tolist() == [
         pytest.approx(7.0), 3.5, "yes"]
     assert frame.loc["gts mawps: R (MiniLM) − S, paired on 5 fold(s)", ["ours", "holds"]].tolist() == [
-        -1.0, "within noise (95 % interval [-2.5, +0.5])"]
+        -1.0, "within noise (McNemar p = 0.12, n = 2000)"]
     unpaired = findings.baselines(table2, table16, majority, effect.iloc[:1]).set_index("comparison")
     assert unpaired.loc["gts mawps: R (MiniLM) − S", "holds"] == "no result"  # no fold run with both
     assert frame.loc["R (MiniLM) mawps: gts − seq2seq", "ours"] == 1.0
@@ -136,7 +136,7 @@ def test_a_gap_no_wider_than_the_seed_spread_is_said_to_be_within_it():
     spread = pd.DataFrame([("seq2seq", "S", "asdiv-a", 0, 3, 1.5), ("gts", "S", "asdiv-a", 0, 3, 4.0)],
                           columns=["model", "embedding", "dataset", "fold", "seeds", "spread"])
     empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
-    effect = pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
     frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, spread).set_index("comparison")
     assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within seed spread (4.0 points over 3 seeds, gts fold 0)"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"  # 13 points: wider than seq2seq's 1.5
@@ -154,7 +154,7 @@ def test_baselines_best_model_is_graph2tree_r_against_the_runner_up_of_each_side
                           columns=columns)
     table16 = pd.DataFrame([("transformer", "R (MiniLM)", "mawps", 87.1, 99.0)], columns=columns)  # not in Table 2
     frame = findings.baselines(table2, table16, pd.DataFrame(columns=["dataset", "paper", "ours"]),
-                               pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"]))
+                               pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"]))
     best = frame[frame["finding"] == "the best model on each dataset is Graph2Tree R (Table 2)"]
     assert best["comparison"].tolist() == [
         "mawps: graph2tree R (MiniLM) − best other (paper: gts R (MiniLM); ours: graph2tree S)",
@@ -195,7 +195,7 @@ def test_svamp_findings_from_tables_10_13_14_and_the_5_fold_table():
     assert frame.loc["Graph2Tree S: One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
         pytest.approx(42.9 - 16.1), 18.0, "yes"]
     assert frame.loc["Graph2Tree R (MiniLM): One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
-        pytest.approx(34.1), -1.0, "no"]
+        pytest.approx(34.1), -1.0, "within noise (Fisher p = 0.87, n = 762 and 237)"]
     assert frame.loc["GTS S: One-Op − Two-Op", "holds"] == "no result"
     assert frame.loc["Seq2Seq S: One-Op − Two-Op", "holds"] == "not shown (n = 5 < 20)"
     assert "Transformer R (MiniLM): One-Op − Two-Op (SVAMP side: trained with precision=bf16, a stand-in)" in set(
@@ -319,8 +319,76 @@ def test_a_model_gap_whose_paired_test_cannot_tell_the_runs_apart_is_within_nois
     table2 = pd.DataFrame([("seq2seq", "S", "asdiv-a", 55.5, 50.0), ("gts", "S", "asdiv-a", 60.1, 57.5),
                            ("graph2tree", "S", "asdiv-a", 71.4, 80.0)], columns=columns)
     empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
-    effect = pd.DataFrame(columns=["model", "dataset", "folds", "R − S", "95 % interval"])
+    effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
     frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, None, paired).set_index("comparison")
     assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within noise (McNemar p = 0.25, n = 40)"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "p"] == "0.00049"
+
+
+def test_every_two_run_finding_of_notebook_01_is_tested_against_the_other_run_problem_by_problem():
+    """The majority template and the best model's lead are two runs on one test set too: `baselines.paired_tests`
+    pairs them problem by problem, and a lead the test cannot tell from noise says so."""
+    from mwplib import baselines
+
+    def run(model: str, embedding: str, right: set[int]) -> dict:
+        return {"spec": {"model": model, "config": {"embedding": embedding}, "dataset": "asdiv-a", "fold": 0},
+                "predictions": [{"id": f"p{i}", "correct": i in right} for i in range(100)]}
+
+    records = [run("graph2tree", "minilm", set(range(62))), run("graph2tree", "scratch", set(range(60))),
+               run("seq2seq", "scratch", set(range(2, 52)))]
+    majority = {"asdiv-a": {0: {f"p{i}": i >= 90 for i in range(100)}, 1: {"q0": True}}}  # fold 1: not run
+    pairs = baselines.paired_tests(records, ["asdiv-a"], majority).set_index(["a", "b"])
+    assert len(pairs) == 4 * 3  # four cells, each pair in both orders
+    lead = pairs.loc[("graph2tree R (MiniLM)", "graph2tree S")]
+    assert (lead["n"], lead["a − b"], lead["McNemar p"]) == (100, 2.0, 0.5)  # 2 of 2 disagreements
+    assert pairs.loc[("graph2tree S", "graph2tree R (MiniLM)"), "a − b"] == -2.0
+    # Seq2Seq solves p2–p51, the majority template p90–p99: 50 against 10 disagreements
+    assert pairs.loc[("seq2seq S", baselines.MAJORITY), "a − b"] == 40.0
+    assert pairs.loc[("seq2seq S", baselines.MAJORITY), "McNemar p"] < 1e-6
+    columns = ["model", "embedding", "dataset", "paper", "ours"]
+    table2 = pd.DataFrame([("seq2seq", "S", "asdiv-a", 55.5, 50.0), ("graph2tree", "S", "asdiv-a", 71.4, 60.0),
+                           ("graph2tree", "R (MiniLM)", "asdiv-a", 72.0, 62.0)], columns=columns)
+    majority_table = pd.DataFrame([("asdiv-a", 21.2, 10.0)], columns=["dataset", "paper", "ours"])
+    effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
+    frame = findings.baselines(table2, table2.iloc[0:0], majority_table, effect, pairs=pairs.reset_index())
+    frame = frame.set_index("comparison")
+    best = frame.loc["asdiv-a: graph2tree R (MiniLM) − best other (graph2tree S)"]
+    assert (best["ours"], best["holds"], best["p"]) == (2.0, "within noise (McNemar p = 0.50, n = 100)", "0.5")
+    assert frame.loc["seq2seq S asdiv-a: model − majority template", "holds"] == "yes"
+    assert float(frame.loc["seq2seq S asdiv-a: model − majority template", "p"]) < 1e-6
+
+
+def test_two_accuracies_on_different_problems_hold_only_beyond_fishers_test():
+    """Notebook 04 compares accuracies of different problems (two test sets, two parts of one): Fisher's exact
+    test on each side's n decides between a verdict and "within noise"; a part too small is not shown at all."""
+    t15 = pd.DataFrame({"dataset": ["SVAMP"] * 3, "numbers": ["2", "3", "4"], "paper": [78.3, 25.4, 25.4],
+                        "ours": [40.0, 30.0, 20.0], "n": [50, 40, 10]})
+    t11 = pd.DataFrame({"test set": ["SVAMP w/o questions", "ASDiv-A w/o questions"], "model": ["GTS"] * 2,
+                        "emb": ["S"] * 2, "n": [1000, 1218], "paper": [None, None], "ours": [20.0, 30.0]})
+    frame = findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
+    # 20 of 50 against 12 of 40: Fisher's two-sided p = 0.38
+    row = frame.loc["SVAMP: 2 numbers − 3 numbers"]
+    assert row["ours"] == pytest.approx(10.0) and row["holds"] == "within noise (Fisher p = 0.38, n = 50 and 40)"
+    assert frame.loc["SVAMP: 2 numbers − 4 numbers", "holds"] == "not shown (n = 10 < 20)"
+    # 365 of 1218 against 200 of 1000
+    assert frame.loc["GTS S: ASDiv-A − SVAMP, w/o questions", "holds"] == "yes"
+    assert float(frame.loc["GTS S: ASDiv-A − SVAMP, w/o questions", "p"]) < 1e-6
+
+
+def test_an_ablation_or_a_5_fold_gain_the_test_cannot_tell_from_noise_is_within_it():
+    t11, t15 = pd.DataFrame(columns=["test set", "model", "emb", "paper", "ours"]), pd.DataFrame(
+        columns=["dataset", "numbers", "paper", "ours", "n"])
+    columns = ["removed category", *ABLATION_COLUMNS, findings.REMOVED_VS_REST]
+    t13 = pd.DataFrame([("Question Sensitivity", "change in accuracy", 13.7, 10.0, -3.7, "GTS (S)", "1e-08"),
+                        ("Reasoning Ability", "change in accuracy", 3.3, 0.6, -2.7, "GTS (S)", "0.71")],
+                       columns=columns)
+    t14 = pd.DataFrame(columns=["removed variation", *ABLATION_COLUMNS])
+    cv = pd.DataFrame([("GTS", "S", 5, 1000, 65.0, 40.4, -24.6, 38.0, "0.09")],
+                      columns=[*CV_COLUMNS, findings.WITH_VS_WITHOUT])
+    frame = findings.svamp(t11, t15, pd.DataFrame(columns=T10_COLUMNS), t13, t14, cv).set_index("comparison")
+    assert frame.loc["GTS (S) without Question Sensitivity: change in accuracy", "holds"] == "yes"
+    assert frame.loc["GTS (S) without Reasoning Ability: change in accuracy", "holds"] == (
+        "within noise (Fisher p = 0.71, the removed problems against the rest)")
+    gain = frame[frame["finding"].str.startswith("SVAMP 5-fold")].iloc[0]
+    assert (gain["ours"], gain["holds"]) == (pytest.approx(2.4), "within noise (McNemar p = 0.09, n = 1000)")

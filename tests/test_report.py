@@ -95,3 +95,12 @@ def test_a_findings_p_value_is_written_as_it_is_not_rounded_to_the_tables_format
     report.save_table(frame, "f", SMOKE)
     markdown = (paths.tables_dir("smoke") / "f.md").read_text()
     assert "0.00054" in markdown and "1.23" in markdown and "0.00 " not in markdown
+
+
+def test_a_column_of_p_values_as_text_is_written_as_it_is_and_a_numeric_one_through_the_format(tmp_root):
+    frame = pd.DataFrame([{"cell": "a", "vs majority template, McNemar p": report.p_value(0.00054),
+                           "McNemar p": 0.5}, {"cell": "b", "vs majority template, McNemar p": report.p_value(None),
+                                               "McNemar p": 0.25}])
+    report.save_table(frame, "g", SMOKE)
+    markdown = (paths.tables_dir("smoke") / "g.md").read_text()
+    assert "| 0.00054 " in markdown and "0.50" in markdown and "0.25" in markdown

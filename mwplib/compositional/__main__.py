@@ -4,6 +4,7 @@
     python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)
     python -m mwplib.compositional --profile full --methods MathEN --pools math23k --parts table2
     python -m mwplib.compositional --profile quick --parts ladder --ladder ladder-target0.50  # a rung quick leaves out
+    python -m mwplib.compositional --profile quick --parts da --equal-steps  # +DA's base at equal optimizer steps
 
 Several such processes with different ``--methods`` may share a machine: records are written atomically, and
 each process skips what is recorded when it reaches it. Give two processes disjoint methods (not only disjoint
@@ -40,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--plan-device", help="with --plan: time by runs recorded on cpu or cuda")
     parser.add_argument("--ablation", action="store_true",
                         help="also Table IV's ablations where the profile leaves them out (a probe beside its grid)")
+    parser.add_argument("--equal-steps", action="store_true",
+                        help="with part da: also each +DA cell's base trained as many optimizer steps (a probe)")
     parser.add_argument("--ladder", nargs="+", default=[], metavar="SPLIT",
                         choices=[name for name in datasets.split_names() if name not in experiments.SPLIT_NAMES],
                         help="also these splits of Fig. 5a's ladder (e.g. ladder-target0.50; a probe beside its grid)")
@@ -74,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"+DA    {method:12} {dataset:16} {variant} recorded")
         if narrowed.ablation:
             print(experiments.table4(da, profile).to_string(index=False))
+        if args.equal_steps:
+            equal = experiments.equal_steps_runs(da, profile, args.seed, train_missing=True)
+            print(experiments.equal_steps_table(da, equal).to_string(index=False))
     if "ladder" in args.parts and first:
         for pool, name in experiments.ladder_runs(profile, args.seed):
             print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} recorded")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import statistics
 from collections import Counter
 from typing import Any, Iterator, Sequence
@@ -17,7 +18,8 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from .. import findings, report, runs
-from ..analysis import paired_difference, percent, rel_gap_difference
+from ..analysis import percent
+from ..significance import paired_difference, rel_gap_difference
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
 from ..text import tokenize
@@ -336,6 +338,55 @@ def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
     return out
 
 
+def steps(records: Sequence[dict[str, Any]]) -> int:
+    """Optimizer steps a method's (first member's) run made: epochs run (early stopping included) × batches of its
+    training set."""
+    record = records[0]
+    return len(record["history"]) * math.ceil(record["n_train"] / record["spec"]["config"]["batch_size"])
+
+
+def equal_steps_runs(da: dict, profile: Profile, seed: int = 0, train_missing: bool = False
+                     ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(method, run dataset) → the base method (round 0's training set) trained for the epochs that make as many
+    optimizer steps as its last +DA round (`da`: :func:`da_runs`) made: a +DA run trains on more problems for the
+    same epochs, so "DA helps" compares it with a base that made fewer updates. Where the epochs come out the
+    base's own, round 0 is that run. A probe beside the grid (``python -m mwplib.compositional --equal-steps``),
+    looked up unless `train_missing`."""
+    out = {}
+    for method, dataset, variant, _, _, (train, validation, test) in _da_cells(profile, seed):
+        if variant != "+DA" or (method, dataset, variant) not in da:
+            continue
+        rounds = da[(method, dataset, variant)]
+        per_epoch = math.ceil(len(train) / rounds[0][0]["spec"]["config"]["batch_size"])
+        epochs = max(1, round(steps(rounds[-1]) / per_epoch))
+        if epochs == rounds[0][0]["spec"]["epochs"]:
+            out[(method, dataset)] = rounds[0]
+        elif (base := training.train_method(method, dataset, train, validation, test, profile, seed,
+                                            train_missing=train_missing, epochs=epochs)) is not None:
+            out[(method, dataset)] = base
+    return out
+
+
+def equal_steps_table(da: dict, equal: dict) -> pd.DataFrame:
+    """Each +DA cell beside its base at its own epochs and at equal optimizer steps (:func:`equal_steps_runs`):
+    problems, epochs run and steps of each run, test accuracy (%, epoch by validation) and McNemar's p of +DA
+    against the base at equal steps."""
+    rows = []
+    for (method, dataset), base in equal.items():
+        rounds = da[(method, dataset, "+DA")]
+        test = paired_difference(_correct(base), _correct(rounds[-1]))
+        rows.append({"method": method, "run dataset": dataset,
+                     "+DA problems": rounds[-1][0]["n_train"], "+DA epochs": len(rounds[-1][0]["history"]),
+                     "+DA steps": steps(rounds[-1]), "base problems": base[0]["n_train"],
+                     "base epochs": len(base[0]["history"]), "base steps": steps(base),
+                     "+DA": percent(_correct(rounds[-1])), "base, own epochs": percent(_correct(rounds[0])),
+                     "base, equal steps": percent(_correct(base)), "+DA − base, equal steps": test["difference"],
+                     "McNemar p": report.p_value(test["mcnemar_p"])})
+    return pd.DataFrame(rows, columns=["method", "run dataset", "+DA problems", "+DA epochs", "+DA steps",
+                                       "base problems", "base epochs", "base steps", "+DA", "base, own epochs",
+                                       "base, equal steps", "+DA − base, equal steps", "McNemar p"])
+
+
 def ladder_splits(plan: CompositionalPlan) -> tuple[str, ...]:
     """The splits of Fig. 5a's ladder a plan trains: I.I.D., ComDiv and `plan.ladder`."""
     return (*table2_splits(plan), *plan.ladder)
@@ -554,15 +605,17 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
                                        "run dataset", "note"])
 
 
-def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
+def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFrame:
     """Exact McNemar tests of every pair of Table II / IV cells scored on one test set that a finding compares:
-    each +DA method against its base (round 0 of the same chain: the same seed and test problems), and each
-    Table IV ablation against the full +DA. A finding on such a pair holds only when p < 0.05
-    (`findings.SIGNIFICANCE`)."""
+    each +DA method against its base (round 0 of the same chain: the same seed and test problems) and, where
+    `equal` (:func:`equal_steps_runs`) has it, against the base at equal optimizer steps; and each Table IV
+    ablation against the full +DA. A finding on such a pair holds only when p < 0.05 (`findings.SIGNIFICANCE`)."""
     rows = []
     full = {(m, d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"}
     for (method, dataset, variant), rounds in da.items():
         pairs = [(f"{method}+DA", method, rounds[-1], rounds[0])] if variant == "+DA" else []
+        if variant == "+DA" and (method, dataset) in (equal or {}):
+            pairs.append((f"{method}+DA", method + findings.EQUAL_STEPS, rounds[-1], equal[(method, dataset)]))
         if variant != "+DA" and (method, dataset) in full:
             pairs.append(("+DA", variant, full[(method, dataset)], rounds[-1]))
         for a, b, first, second in pairs:
@@ -576,7 +629,7 @@ def paired_tests(runs: dict, da: dict) -> pd.DataFrame:
 
 def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -> pd.DataFrame:
     """For "GTS has the lowest Rel. Gap": each other method's Rel. Gap minus GTS's on a pool where both ran on its
-    I.I.D. and ComDiv splits, with a 95 % bootstrap interval over the test problems (`analysis.rel_gap_difference`)."""
+    I.I.D. and ComDiv splits, with a 95 % bootstrap interval over the test problems (`significance.rel_gap_difference`)."""
     rows = []
     cells = {(m, d.partition("-")[0], _column(d)[1]): r for (m, d), r in runs.items() if not d.startswith("sd-")}
     for pool in pools:

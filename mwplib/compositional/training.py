@@ -61,16 +61,18 @@ def _method(name: str) -> Method:
     return METHODS[name]
 
 
-def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0) -> RunSpec:
+def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0, epochs: int | None = None
+         ) -> RunSpec:
     """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
-    stopping) from `profile` (SD's own when the plan sets `sd_epochs`)."""
+    stopping) from `profile` (SD's own when the plan sets `sd_epochs`), or `epochs` where given (a control run:
+    the base model trained as many optimizer steps as a +DA run)."""
     config, plan = paper_config(model), profile.compositional
     own_depth = {"layers"} if model == "convs2s" else set()  # Table VI's 2 layers are the BiLSTM's
     overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k) and k not in own_depth}
     made = runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION, **overrides)
     if dataset.startswith("sd-") and plan.sd_epochs:
-        return replace(made, epochs=plan.sd_epochs, patience=0)
-    epochs = min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs
+        return replace(made, epochs=epochs or plan.sd_epochs, patience=0)
+    epochs = epochs or (min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs)
     return replace(made, epochs=epochs, patience=plan.patience)
 
 
@@ -81,12 +83,13 @@ def _as_seen(method: str, *parts: Sequence[Problem]) -> list[Sequence[Problem]]:
 
 def train_method(method: str, dataset: str, train: Sequence[Problem], validation: Sequence[Problem],
                  test: Sequence[Problem], profile: Profile, seed: int = 0, *, train_missing: bool = True,
-                 need_weights: bool = False) -> list[dict[str, Any]] | None:
-    """The recorded run of each member (trained when missing and `train_missing`), or None if one is missing."""
+                 need_weights: bool = False, epochs: int | None = None) -> list[dict[str, Any]] | None:
+    """The recorded run of each member (trained when missing and `train_missing`), or None if one is missing;
+    `epochs` as in :func:`spec`."""
     train, validation, test = _as_seen(method, train, validation, test)
     records = []
     for model in _method(method).members:
-        run_spec = spec(method, model, dataset, profile, seed)
+        run_spec = spec(method, model, dataset, profile, seed, epochs)
         record = (runs.run(run_spec, train, test, profile, progress=False, need_weights=need_weights,
                            validation=validation)
                   if train_missing else runs.recorded(run_spec, train, test, profile, validation))

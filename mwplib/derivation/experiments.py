@@ -18,9 +18,10 @@ from mwplib.derivation.metrics import METRICS, inconsistent_gold, score
 from mwplib.derivation.reconcile import reconcile
 from mwplib.derivation.runs import RunConfig, code_version, pooled, run
 from mwplib.derivation.templates import TemplateError, canonical_form
-from mwplib.findings import Cell, comparison, distinct, frame
+from mwplib.findings import Cell, comparison, distinct, frame, significant
 from mwplib.problem import Problem
 from mwplib.profiles import Profile
+from mwplib.significance import same_ids, sign_test
 
 PAPER_EPOCHS = 10  # the paper does not state its perceptron epochs; our choice, scaled by the profile
 DATASETS = ("alg514", "draw", "dolphin")  # Table 3 order
@@ -182,38 +183,84 @@ def _cell(table: pd.DataFrame, keys: dict[str, Any], setting: str, metric: str) 
     return table, {**keys, "setting": setting, "metric": metric}
 
 
-def findings(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
+def _scores(results: Sequence[dict]) -> dict[str, dict[str, int]]:
+    """Metric → problem id → 1 where the run is right by it, 0 where not, pooled over the folds."""
+    return {m: {pid: int(bool(p[m])) for r in results for pid, p in r["predictions"].items()} for m in METRICS}
+
+
+def paired_tests(runs3: dict, runs4: dict) -> pd.DataFrame:
+    """The noise test of each finding of notebook 05, all of which compare accuracies on the same test problems (two
+    metrics of one run, or two runs): an exact sign test on the problems where the two sides differ, which on
+    right/wrong pairs is McNemar's test; "TD − TE, derivation − solution" (a difference of two differences) tests
+    each problem's own difference of differences the same way. Keyed by ``dataset`` (Table 4: the dataset combined
+    with DRAW-1K) and ``comparison`` as :func:`findings` words it."""
+    rows = []
+
+    def add(name: str, comparison: str, a: dict[str, int], b: dict[str, int]) -> None:
+        same_ids(a, b, f"{name} {comparison}")
+        differences = [a[i] - b[i] for i in a]
+        rows.append({"dataset": name, "comparison": comparison, "n": len(differences),
+                     "McNemar p": sign_test(sum(d > 0 for d in differences), sum(d < 0 for d in differences))})
+
+    for dataset in sorted({d for d, _ in runs3}, key=DATASETS.index):
+        te, td = _scores(runs3[(dataset, "TE")]), _scores(runs3[(dataset, "TD")])
+        for setting, s in (("TE", te), ("TD", td)):
+            add(NAMES[dataset], f"{setting}: solution − derivation", s["solution"], s["derivation"])
+        add(NAMES[dataset], "TD − TE, derivation − solution",
+            {i: td["derivation"][i] - te["derivation"][i] for i in td["derivation"]},
+            {i: td["solution"][i] - te["solution"][i] for i in td["solution"]})
+        add(NAMES[dataset], "TE − TD, equation accuracy", te["equation"], td["equation"])
+        add(NAMES[dataset], "TD − TE, derivation accuracy", td["derivation"], te["derivation"])
+    for other in dict.fromkeys(o for o, _ in runs4):
+        te, te_star, td = (_scores(runs4[(other, setting)]) for setting in ("TE", "TE*", "TD"))
+        add(NAMES[other], "TE* − TE, derivation accuracy", te_star["derivation"], te["derivation"])
+        add(NAMES[other], "TD − TE*, derivation accuracy", td["derivation"], te_star["derivation"])
+    return pd.DataFrame(rows, columns=["dataset", "comparison", "n", "McNemar p"])
+
+
+def findings(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, tests: pd.DataFrame | None = None
+             ) -> pd.DataFrame:
     """Notebook 05's "What holds here" (`mwplib.findings`): the claims of §3 and §5.1 as the differences the paper
     says are positive, its and ours, read from Tables 2, 3 (with its TD − TE rows) and 4 as `report.paper_vs_ours`
     builds them, so that each verdict stands beside the sizes of both sides. The paper's "solution accuracy always
     exceeds derivation accuracy" is strict: a tie reads "no" here, where `claims` lets it pass. Equation accuracy
     need rank TE above TD only somewhere: one "yes" among its rows is the claim. Claims of a direction ("reduces",
-    "exceeds", "is larger", "ranks above") are judged by sign; "beats" by size too (`findings.SIZE`)."""
+    "exceeds", "is larger", "ranks above") are judged by sign; "beats" by size too (`findings.SIZE`). With `tests`
+    (:func:`paired_tests`), an accuracy comparison whose p is 0.05 or more reads "within noise"."""
+    def tested(row: dict[str, Any], dataset: str, comparison_: str) -> dict[str, Any]:
+        return significant(row, tests, dataset=dataset, comparison=comparison_)
+
     rows = [comparison("reconciliation reduces the number of templates (Table 2)",
                        f"{k['dataset']}: templates before − after", (table2, {**k, "statistic": "templates before"}),
                        (table2, {**k, "statistic": "templates after"}), by_sign=True)
             for k in distinct(table2, ["dataset"])]
     datasets = distinct(table3, ["dataset"])
-    rows += [comparison("solution accuracy exceeds derivation accuracy (Table 3)",
-                        f"{k['dataset']} {setting}: solution − derivation", _cell(table3, k, setting, "solution"),
-                        _cell(table3, k, setting, "derivation"), by_sign=True)
+    rows += [tested(comparison("solution accuracy exceeds derivation accuracy (Table 3)",
+                               f"{k['dataset']} {setting}: solution − derivation",
+                               _cell(table3, k, setting, "solution"), _cell(table3, k, setting, "derivation"),
+                               by_sign=True), k["dataset"], f"{setting}: solution − derivation")
              for k in datasets for setting in ("TE", "TD")]
-    rows += [comparison("TD − TE is larger under derivation than under solution accuracy (Table 3)",
-                        f"{k['dataset']}: TD − TE, derivation − solution", _cell(table3, k, "TD - TE", "derivation"),
-                        _cell(table3, k, "TD - TE", "solution"), by_sign=True) for k in datasets]
-    rows += [comparison("equation accuracy ranks TE above TD somewhere (Table 3)",
-                        f"{k['dataset']}: TE − TD, equation accuracy", _cell(table3, k, "TE", "equation"),
-                        _cell(table3, k, "TD", "equation"), by_sign=True) for k in datasets]
-    rows += [comparison("TD beats TE under derivation accuracy, the premise (Table 3)",
-                        f"{k['dataset']}: TD − TE, derivation accuracy", _cell(table3, k, "TD", "derivation"),
-                        _cell(table3, k, "TE", "derivation")) for k in datasets]
-    rows += [comparison("reconciling templates beats combining them naively (Table 4)",
-                        f"DRAW-1K + {k['combined with']}: TE* − TE, derivation accuracy",
-                        _cell(table4, k, "TE*", "derivation"), _cell(table4, k, "TE", "derivation"))
+    rows += [tested(comparison("TD − TE is larger under derivation than under solution accuracy (Table 3)",
+                               f"{k['dataset']}: TD − TE, derivation − solution",
+                               _cell(table3, k, "TD - TE", "derivation"), _cell(table3, k, "TD - TE", "solution"),
+                               by_sign=True), k["dataset"], "TD − TE, derivation − solution") for k in datasets]
+    rows += [tested(comparison("equation accuracy ranks TE above TD somewhere (Table 3)",
+                               f"{k['dataset']}: TE − TD, equation accuracy", _cell(table3, k, "TE", "equation"),
+                               _cell(table3, k, "TD", "equation"), by_sign=True),
+                    k["dataset"], "TE − TD, equation accuracy") for k in datasets]
+    rows += [tested(comparison("TD beats TE under derivation accuracy, the premise (Table 3)",
+                               f"{k['dataset']}: TD − TE, derivation accuracy", _cell(table3, k, "TD", "derivation"),
+                               _cell(table3, k, "TE", "derivation")), k["dataset"], "TD − TE, derivation accuracy")
+             for k in datasets]
+    rows += [tested(comparison("reconciling templates beats combining them naively (Table 4)",
+                               f"DRAW-1K + {k['combined with']}: TE* − TE, derivation accuracy",
+                               _cell(table4, k, "TE*", "derivation"), _cell(table4, k, "TE", "derivation")),
+                    k["combined with"], "TE* − TE, derivation accuracy")
              for k in distinct(table4, ["combined with"])]
-    rows += [comparison("TD beats TE* on the combined datasets under derivation accuracy (Table 4)",
-                        f"DRAW-1K + {k['combined with']}: TD − TE*, derivation accuracy",
-                        _cell(table4, k, "TD", "derivation"), _cell(table4, k, "TE*", "derivation"))
+    rows += [tested(comparison("TD beats TE* on the combined datasets under derivation accuracy (Table 4)",
+                               f"DRAW-1K + {k['combined with']}: TD − TE*, derivation accuracy",
+                               _cell(table4, k, "TD", "derivation"), _cell(table4, k, "TE*", "derivation")),
+                    k["combined with"], "TD − TE*, derivation accuracy")
              for k in distinct(table4, ["combined with"])]
     return frame(rows)
 

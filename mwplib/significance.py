@@ -1,0 +1,86 @@
+"""Is a difference of two accuracies more than test-set noise? The tests every notebook's findings rest on.
+
+Two runs scored on the same problems are compared paired: McNemar's exact test counts only the problems one of
+them solves (:func:`paired_difference`). Two accuracies on different problems (two test sets, or two disjoint
+parts of one) are compared unpaired with Fisher's exact test (:func:`unpaired_difference`). A ratio of accuracies
+(Lan et al.'s Rel. Gap) gets a bootstrap interval (:func:`rel_gap_difference`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+#: Problem id → answered correctly?
+Correctness = Mapping[str, bool]
+
+
+def sign_test(positive: int, negative: int) -> float:
+    """Two-sided exact sign test: the chance of a split at least this uneven of `positive` + `negative` paired
+    disagreements if each went either way with probability ½ (1.0 without disagreements). On right/wrong pairs it is
+    McNemar's exact test."""
+    from scipy.stats import binomtest
+
+    return float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0
+
+
+def unpaired_difference(correct_a: int, n_a: int, correct_b: int, n_b: int) -> dict[str, float | int]:
+    """Accuracy a minus accuracy b (points) of `correct_a` of `n_a` and `correct_b` of `n_b` problems that are not the
+    same problems, with Fisher's exact two-sided p-value: can the two shares be told apart at these sizes?"""
+    from scipy.stats import fisher_exact
+
+    if min(n_a, n_b) <= 0 or not (0 <= correct_a <= n_a and 0 <= correct_b <= n_b):
+        raise ValueError(f"unpaired_difference: {correct_a} of {n_a} and {correct_b} of {n_b} are not two shares")
+    p = fisher_exact([[correct_a, n_a - correct_a], [correct_b, n_b - correct_b]]).pvalue
+    return {"difference": 100 * (correct_a / n_a - correct_b / n_b), "fisher_p": float(p), "n_a": n_a, "n_b": n_b}
+
+
+def same_ids(a: Correctness, b: Correctness, what: str) -> None:
+    """Refuse two correctness maps of different problems: a paired comparison of them would mean nothing."""
+    if set(a) != set(b):
+        only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
+        raise ValueError(f"{what}: predictions cover different problems ({len(only_a)} only in the first, "
+                         f"e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
+
+
+def paired_difference(first: Correctness, second: Correctness, *, resamples: int = 10_000, seed: int = 0
+                      ) -> dict[str, float | int]:
+    """Accuracy of `second` minus `first` (points) on the same problems, with a paired bootstrap 95 % interval
+    (problems resampled) and McNemar's exact p-value (two-sided), so a claim such as "R beats S" (notebook
+    01_baselines) can be told from test-set noise."""
+    same_ids(first, second, "paired_difference")
+    n = len(first)
+    if n == 0:
+        raise ValueError("paired_difference: no problems to compare")
+    only_first = sum(bool(first[i]) and not second[i] for i in first)
+    only_second = sum(bool(second[i]) and not first[i] for i in first)
+    # Resampling problems only moves how many fall in each of the three kinds (only second right, only first
+    # right, agree), so drawing those counts is the same bootstrap without the n × resamples index array.
+    counts = np.random.default_rng(seed).multinomial(
+        n, [only_second / n, only_first / n, 1 - (only_first + only_second) / n], size=resamples)
+    low, high = np.percentile(100 * (counts[:, 0] - counts[:, 1]) / n, [2.5, 97.5])
+    p = sign_test(only_second, only_first)
+    return {"n": n, "difference": 100 * (only_second - only_first) / n, "ci_low": float(low), "ci_high": float(high),
+            "only_first": only_first, "only_second": only_second, "mcnemar_p": float(p)}
+
+
+def rel_gap_difference(iid: tuple[Correctness, Correctness], comdiv: tuple[Correctness, Correctness], *,
+                       resamples: int = 10_000, seed: int = 0) -> dict[str, float]:
+    """Rel. Gap (Acc_I.I.D. / Acc_ComDiv − 1) of method a minus method b, each pair scored on one I.I.D. and one
+    ComDiv test set, with a 95 % bootstrap interval: both test sets resampled (independently of each other,
+    paired between the methods), so a rank of two gaps (Lan et al.'s "GTS has the lowest Rel. Gap") can be told
+    from test-set noise."""
+    rng = np.random.default_rng(seed)
+    rates = []
+    for a, b in (iid, comdiv):
+        same_ids(a, b, "rel_gap_difference")
+        correct = np.array([[bool(a[i]), bool(b[i])] for i in a], dtype=float)
+        draws = rng.integers(0, len(correct), size=(resamples, len(correct)))
+        rates.append((correct.mean(axis=0), correct[draws].mean(axis=1)))  # (a, b) accuracy, whole and resampled
+    (iid_rate, iid_draws), (comdiv_rate, comdiv_draws) = rates
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gaps = iid_draws / comdiv_draws - 1
+        spread = gaps[:, 0] - gaps[:, 1]
+    low, high = np.percentile(spread[np.isfinite(spread)], [2.5, 97.5])
+    gap = iid_rate / comdiv_rate - 1
+    return {"difference": float(gap[0] - gap[1]), "ci_low": float(low), "ci_high": float(high)}

@@ -1,0 +1,57 @@
+"""The noise tests every notebook's findings rest on, on constructed counts with known answers
+(mwplib.significance)."""
+from __future__ import annotations
+
+import pytest
+
+from mwplib.significance import sign_test, unpaired_difference
+
+
+def test_paired_difference_counts_disagreements_and_brackets_the_difference() -> None:
+    from mwplib.significance import paired_difference
+
+    first = {f"p{i}": i < 60 for i in range(100)}  # 60 % right
+    second = {f"p{i}": i < 50 or 60 <= i < 80 for i in range(100)}  # 70 % right: 10 lost, 20 gained
+    test = paired_difference(first, second)
+    assert (test["n"], test["only_first"], test["only_second"]) == (100, 10, 20)
+    assert test["difference"] == pytest.approx(10.0) and test["ci_low"] < 10.0 < test["ci_high"]
+    assert test["mcnemar_p"] == pytest.approx(0.0987, abs=1e-4)  # two-sided exact binomial, 20 of 30
+    same = paired_difference(first, first)
+    assert (same["difference"], same["ci_low"], same["ci_high"], same["mcnemar_p"]) == (0.0, 0.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="different problems"):
+        paired_difference(first, {"p0": True})
+    with pytest.raises(ValueError, match="no problems"):
+        paired_difference({}, {})
+
+
+def test_rel_gap_difference_is_the_gaps_difference_with_an_interval_that_shrinks_with_n() -> None:
+    from mwplib.significance import rel_gap_difference
+
+    def sides(n: int, a: int, b: int) -> tuple[dict, dict]:
+        return ({i: i < a for i in range(n)}, {i: i < b for i in range(n)})
+
+    small = rel_gap_difference(sides(20, 16, 16), sides(20, 8, 12))  # a: 0.8 / 0.4 − 1 = 1.0; b: 0.8 / 0.6 − 1
+    assert small["difference"] == pytest.approx(1.0 - (0.8 / 0.6 - 1))
+    assert small["ci_low"] < small["difference"] < small["ci_high"]
+    large = rel_gap_difference(sides(2000, 1600, 1600), sides(2000, 800, 1200))
+    assert large["ci_low"] > 0 and large["ci_high"] - large["ci_low"] < small["ci_high"] - small["ci_low"]
+
+
+def test_the_sign_test_is_an_exact_binomial_and_one_without_disagreements() -> None:
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(5, 0) == pytest.approx(2 / 2**5)  # all five the same way: 2 × ½⁵
+    assert sign_test(3, 3) == 1.0
+    assert sign_test(20, 10) == sign_test(10, 20)
+
+
+def test_an_unpaired_difference_needs_more_than_its_size_to_be_told_from_noise() -> None:
+    small = unpaired_difference(6, 10, 4, 10)  # 60 % against 40 % of ten problems each
+    assert small["difference"] == pytest.approx(20.0) and small["fisher_p"] > 0.5
+    large = unpaired_difference(600, 1000, 400, 1000)
+    assert large["difference"] == pytest.approx(20.0) and large["fisher_p"] < 1e-15
+    # a 2 × 2 table worked by hand: [[3, 0], [0, 3]] has p = 2 / C(6, 3) = 0.1 (two-sided)
+    assert unpaired_difference(3, 3, 0, 3)["fisher_p"] == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="not two shares"):
+        unpaired_difference(5, 4, 1, 2)
+    with pytest.raises(ValueError, match="not two shares"):
+        unpaired_difference(0, 0, 1, 2)
