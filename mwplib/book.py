@@ -28,6 +28,8 @@ PARTS: dict[str, tuple[str, ...]] = {
     "Compositional generalization (Lan et al. 2022)": ("06",),
 }
 HIDE_INPUT = "hide-input"
+#: The tag of a notebook's bookkeeping (its metrics record): run by every render, left out of the book (myst-nb).
+BOOKKEEPING = "remove-cell"
 
 CONF = '''"""Sphinx configuration of the notebook book (written by mwplib.book; not edited by hand)."""
 project = "mwplib: four papers on math word problem solvers, reproduced ({profile} profile)"

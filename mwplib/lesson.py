@@ -1,7 +1,8 @@
-"""One problem walked through a trained solver before the tables (the notebooks' lessons): what the model reads
-(its words, every number masked to a slot), what it must write (the gold expression over those slots), what a
-recorded run predicted, and why that counts as right or wrong. A table of accuracies hides all four; a student sees
-them once here, on a problem of the test fold, read from the run's record (no weights needed)."""
+"""The notebooks' lessons. One problem walked through a trained solver before the tables: what the model reads (its
+words, every number masked to a slot), what it must write (the gold expression over those slots), what a recorded
+run predicted, and why that counts as right or wrong. A table of accuracies hides all four; a student sees them
+once here, on a problem of the test fold, read from the run's record (no weights needed). And the check of an
+exercise (:func:`check`): the reader predicts, changes something, and runs the check."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -110,3 +111,15 @@ def first(problems: Iterable[Problem], record: Mapping[str, Any], correct: bool)
         if prediction is not None and bool(prediction["correct"]) == correct and problem.prefix and _readable(problem):
             return problem, prediction
     raise ValueError(f"no {'right' if correct else 'wrong'} prediction among the run's test problems")
+
+
+def check(answer: Any, expected: Any, *, tolerance: float = 0.0, hint: str = "") -> str:
+    """An exercise's check, as the line a notebook prints: whether the reader's `answer` (None: not answered yet) is
+    `expected` (a number within `tolerance`, else equal). A wrong answer gets `hint`, never `expected`: the
+    exercise's folded solution gives that."""
+    if answer is None:
+        return "not answered yet: set `answer` above and run this cell again"
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (answer, expected))
+    right = abs(answer - expected) <= tolerance if numbers else (type(answer) is type(expected)
+                                                                   and answer == expected)
+    return "right" if right else "not yet" + (f": {hint}" if hint else "")

@@ -8,7 +8,9 @@ takes) and loads them; the committed record is never changed (:func:`mwplib.runs
 from __future__ import annotations
 
 import math
+import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from . import runs
@@ -21,6 +23,8 @@ from .transfer import MissingWeights
 
 #: what `solver_for` trains when not told otherwise (`profiles.DEFAULT_SOLVER`: the command line's defaults too)
 DEFAULT = DEFAULT_SOLVER
+#: the fields of :data:`DEFAULT` that name its run; its ``epochs`` apply to that run only
+DEFAULT_KEYS = ("model", "embedding", "dataset", "profile")
 
 
 def from_run(record: dict[str, Any]) -> Solver:
@@ -36,9 +40,12 @@ def from_run(record: dict[str, Any]) -> Solver:
 
 def _run_of(model: str, embedding: str, dataset: str, profile: Profile, fold: int, seed: int
             ) -> tuple[Split, RunSpec, dict[str, Any] | None]:
-    """The split, the run spec and its record (None when not recorded) of a solver by name."""
+    """The split, the run spec and its record (None when not recorded) of a solver by name: the default solver
+    at its own epochs (:data:`DEFAULT`), any other at its profile's."""
     split = runs.dataset_splits(dataset)[fold]
     spec = runs.spec_for(model, embedding, dataset, split.name, fold, profile, seed)
+    if (model, embedding, dataset, profile.name, fold) == (*(DEFAULT[k] for k in DEFAULT_KEYS), 0):
+        spec = replace(spec, epochs=DEFAULT["epochs"])
     return split, spec, runs.recorded(spec, split.train, split.test, profile)
 
 
@@ -55,10 +62,18 @@ def solver_for(model: str = DEFAULT["model"], embedding: str = DEFAULT["embeddin
                    else runs.estimate_minutes(spec, len(split.train), spec.epochs, runs.recorded_speeds()))
         print(f"training {model} {runs.embedding_label(embedding)} on {dataset} fold {fold} ({profile.name}, "
               f"{spec.epochs} epochs): " + (f"about {minutes:.0f} min on this machine" if not math.isnan(minutes)
-                                            else "no recorded run to estimate its time from"), file=sys.stderr,
-              flush=True)  # standard output is the answers
+                                            else "no recorded run to estimate its time from") + _load_note(),
+              file=sys.stderr, flush=True)  # standard output is the answers
         record = runs.run(spec, split.train, split.test, profile, progress=progress, need_weights=True)
     return from_run(record)
+
+
+def _load_note() -> str:
+    """What the machine's load does to the estimate (which is an idle machine's): other processes already running on
+    its cores share them with the training, which then takes longer, several-fold where they use every core too."""
+    busy, cores = os.getloadavg()[0], os.cpu_count() or 1
+    return (f", when idle: {busy:.1f} processes already compete for its {cores} cores, so expect longer"
+            if busy >= 0.5 else "")
 
 
 def describe(model: str = DEFAULT["model"], embedding: str = DEFAULT["embedding"], dataset: str = DEFAULT["dataset"],

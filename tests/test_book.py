@@ -137,3 +137,14 @@ def test_a_figure_shown_as_its_path_is_caught(tmp_path):
     assert len(figure_output_problems(executed(path_repr), ["04_accuracy_by_variation.png"])) == 3
     assert figure_output_problems(executed(image, warning), ["04_accuracy_by_variation.png"]) == []
     assert figure_output_problems(executed(), []) == []
+
+
+def test_each_notebooks_bookkeeping_runs_but_stays_out_of_the_book():
+    """Issue 49: every notebook ended in its metrics record, a cell for the runner, not the reader."""
+    import json
+
+    for path in sorted(Path(__file__).resolve().parents[1].glob("notebooks/[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        recording = [c for c in cells if c["cell_type"] == "code" and "report.record(" in "".join(c["source"])]
+        assert recording, path.name
+        assert all(book.BOOKKEEPING in c["metadata"].get("tags", []) for c in recording), path.name

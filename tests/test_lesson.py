@@ -58,3 +58,14 @@ def test_right_and_wrong_shows_the_one_column_a_run_has():
     assert list(lesson.right_and_wrong([PROBLEM], record).columns) == ["step", "right"]
     with pytest.raises(ValueError, match="run k has no prediction"):
         lesson.right_and_wrong([PROBLEM], {"key": "k", "predictions": []})
+
+
+def test_an_exercise_check_says_right_not_yet_or_not_answered_and_never_gives_the_answer_away():
+    from mwplib.lesson import check
+
+    assert check(None, 42) == "not answered yet: set `answer` above and run this cell again"
+    assert check(42, 42) == "right" and check(41.6, 42, tolerance=0.5) == "right"
+    assert check(40, 42, tolerance=0.5, hint="count the folds") == "not yet: count the folds"
+    assert check("gts", "gts") == "right" and check("seq2seq", "gts") == "not yet"
+    assert check(True, 1) == "not yet"  # a yes/no is not a number
+    assert "42" not in check(7, 42, hint="look at the table")

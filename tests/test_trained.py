@@ -72,7 +72,7 @@ def test_the_command_line_answers_every_line_or_says_why_not(isolated, tmp_path,
     assert main(["solve", "Sam has 5 cats and 2 dogs. How many pets?", "--profile", "smoke"]) == 0
     printed = capsys.readouterr()
     assert "answer" in json.loads(printed.out.splitlines()[-1])
-    assert "solver: seq2seq S mawps-asdiv-a_svamp fold 0 (smoke)" in printed.err and "on SVAMP" in printed.err
+    assert "solver: gts S mawps-asdiv-a_svamp fold 0 (smoke)" in printed.err and "on SVAMP" in printed.err
     assert "weights: " in printed.err
 
 
@@ -110,3 +110,15 @@ def test_the_command_line_names_what_the_library_has() -> None:
 
     assert MODEL_NAMES == tuple(MODELS) and DEFAULT_SOLVER["dataset"] == runs.SVAMP_DATASET
     assert trained.DEFAULT is DEFAULT_SOLVER
+
+
+def test_the_default_solver_trains_its_own_epochs_and_no_other_run_does(isolated) -> None:
+    """Issue 48: the default is GTS S at 8 epochs (its `quick` run chose epoch 8 of 10 on validation); the same
+    model asked for under another profile, or another model, trains its profile's epochs."""
+    quick = PROFILES["quick"]
+    _, spec, _ = trained._run_of("gts", "scratch", runs.SVAMP_DATASET, quick, 0, 0)
+    assert (spec.model, spec.epochs) == ("gts", trained.DEFAULT["epochs"]) == ("gts", 8)
+    _, other, _ = trained._run_of("seq2seq", "scratch", runs.SVAMP_DATASET, quick, 0, 0)  # the plan's
+    assert other.epochs == 10
+    _, smoke, _ = trained._run_of("gts", "scratch", runs.SVAMP_DATASET, PROFILES["smoke"], 0, 0)
+    assert smoke.epochs == 1
