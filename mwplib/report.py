@@ -65,8 +65,8 @@ def save_table(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: st
     out.mkdir(parents=True, exist_ok=True)
     frame = _headed(frame)
     frame.to_csv(out / f"{name}.csv", index=False)
-    as_written = [i for i, column in enumerate(frame.columns)
-                  if (column == "p" or str(column).endswith(" p")) and not pd.api.types.is_numeric_dtype(frame[column])]
+    as_written = [i for i, column in enumerate(frame.columns) if len(frame)  # tabulate has no column without rows
+                  and (column == "p" or str(column).endswith(" p")) and not pd.api.types.is_numeric_dtype(frame[column])]
     (out / f"{name}.md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt, disable_numparse=as_written)
                                     + "\n")
     _write_manifest(out, profile, name)

@@ -104,3 +104,5 @@ def test_a_column_of_p_values_as_text_is_written_as_it_is_and_a_numeric_one_thro
     report.save_table(frame, "g", SMOKE)
     markdown = (paths.tables_dir("smoke") / "g.md").read_text()
     assert "| 0.00054 " in markdown and "0.50" in markdown and "0.25" in markdown
+    report.save_table(frame.iloc[:0], "g", SMOKE)  # no rows: the columns are written, nothing to format
+    assert (paths.tables_dir("smoke") / "g.md").read_text().startswith("| cell ")
