@@ -69,3 +69,37 @@ def test_an_exercise_check_says_right_not_yet_or_not_answered_and_never_gives_th
     assert check("gts", "gts") == "right" and check("seq2seq", "gts") == "not yet"
     assert check(True, 1) == "not yet"  # a yes/no is not a number
     assert "42" not in check(7, 42, hint="look at the table")
+
+
+def test_every_notebook_ends_with_exercises_each_with_a_check_and_a_folded_solution():
+    """Issue 49: notebooks as lessons. Two or three exercises per notebook, each a question, a cell that prints
+    `lesson.check(answer, ...)` with `answer = None` as shipped, and a `<details>` solution; before the bookkeeping."""
+    import json
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).resolve().parents[1].glob("notebooks/[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        sources = ["".join(c["source"]) for c in cells]
+        start = next(i for i, s in enumerate(sources) if s.startswith("## Exercises"))
+        titles = [i for i, s in enumerate(sources) if i >= start and "### Exercise" in s]
+        assert 2 <= len(titles) <= 3, path.name
+        for i in titles:
+            check, solution = cells[i + 1], sources[i + 2]
+            assert check["cell_type"] == "code" and "lesson.check(answer" in sources[i + 1], (path.name, i)
+            assert "answer = None" in sources[i + 1], (path.name, i)
+            assert solution.startswith("<details><summary>Solution</summary>"), (path.name, i)
+        last_code = max(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+        assert "remove-cell" in cells[last_code]["metadata"].get("tags", []) and last_code > titles[-1], path.name
+
+
+def test_every_notebook_opens_with_what_the_reader_will_learn_in_80_words_or_fewer():
+    """Issue 49: caveats belong in a closing cell; the opening says what the lesson teaches."""
+    import json
+    from pathlib import Path
+
+    for path in sorted(Path(__file__).resolve().parents[1].glob("notebooks/[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        title, _, body = "".join(cells[0]["source"]).partition("\n")
+        assert title.startswith(f"# {path.name[:2]} · ") and "You will learn" in body, path.name
+        assert len(body.split()) <= 80, (path.name, len(body.split()))
+        assert any("".join(c["source"]).startswith("## Closing note") for c in cells), path.name
