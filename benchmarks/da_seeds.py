@@ -3,7 +3,8 @@
 Notebook 06 trains each cell once (seed 0); McNemar then counts the test problems two runs disagree on, not what
 another seed would do. This trains the base run and one +DA round of the first +DA method on the profile's ComDiv
 split with each seed given (the split stays seed 0's), records them like the notebook's runs, and prints both
-accuracies and the paired test. Usage (about 15 minutes a seed under `quick` on a 2-core CPU):
+accuracies and the paired test, and the base again at as many optimizer steps as +DA made
+(`experiments.equal_steps_epochs`). Usage (about 25 minutes a seed under `quick` on a 2-core CPU):
 
     .venv/bin/python benchmarks/da_seeds.py --profile quick --seeds 1
 """
@@ -36,11 +37,15 @@ def main(argv: list[str] | None = None) -> None:
         base, grown = sets[0], sets[-1]
         runs = [training.train_method(method, dataset, problems, validation, test, profile, seed)
                 for problems in (base, grown)]
+        epochs = experiments.equal_steps_epochs(runs[1], len(base))  # the base as many optimizer steps as +DA
+        runs.append(training.train_method(method, dataset, base, validation, test, profile, seed, epochs=epochs))
         correct = [{r["id"]: r["correct"] for r in training.predictions(members)} for members in runs]
-        test_ = paired_difference(correct[0], correct[1])
+        own, equal = paired_difference(correct[0], correct[1]), paired_difference(correct[2], correct[1])
         print(f"seed {seed}: {method} {experiments.accuracy(runs[0]):.1f}, {method}+DA "
               f"{experiments.accuracy(runs[1]):.1f} ({len(grown) - len(base)} problems kept), +DA − base "
-              f"{test_['difference']:.2f}, McNemar p = {test_['mcnemar_p']:.3g} on {test_['n']} problems")
+              f"{own['difference']:.2f}, McNemar p = {own['mcnemar_p']:.3g} on {own['n']} problems; base at "
+              f"equal steps ({epochs} epochs) {experiments.accuracy(runs[2]):.1f}, +DA − it "
+              f"{equal['difference']:.2f}, p = {equal['mcnemar_p']:.3g}")
 
 
 if __name__ == "__main__":

@@ -345,6 +345,13 @@ def steps(records: Sequence[dict[str, Any]]) -> int:
     return len(record["history"]) * math.ceil(record["n_train"] / record["spec"]["config"]["batch_size"])
 
 
+def equal_steps_epochs(grown: Sequence[dict[str, Any]], n_train: int) -> int:
+    """The epochs that make a run on `n_train` problems (the base set) take as many optimizer steps as the run
+    `grown` (a +DA round's, on more problems) made, rounded."""
+    per_epoch = math.ceil(n_train / grown[0]["spec"]["config"]["batch_size"])
+    return max(1, round(steps(grown) / per_epoch))
+
+
 def equal_steps_runs(da: dict, profile: Profile, seed: int = 0, train_missing: bool = False
                      ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """(method, run dataset) → the base method (round 0's training set) trained for the epochs that make as many
@@ -357,8 +364,7 @@ def equal_steps_runs(da: dict, profile: Profile, seed: int = 0, train_missing: b
         if variant != "+DA" or (method, dataset, variant) not in da:
             continue
         rounds = da[(method, dataset, variant)]
-        per_epoch = math.ceil(len(train) / rounds[0][0]["spec"]["config"]["batch_size"])
-        epochs = max(1, round(steps(rounds[-1]) / per_epoch))
+        epochs = equal_steps_epochs(rounds[-1], len(train))
         if epochs == rounds[0][0]["spec"]["epochs"]:
             out[(method, dataset)] = rounds[0]
         elif (base := training.train_method(method, dataset, train, validation, test, profile, seed,
