@@ -73,11 +73,31 @@ def save_table(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: st
     return out / f"{name}.csv"
 
 
-def show(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> pd.DataFrame:
+class Shown(pd.DataFrame):
+    """A saved table as a notebook (and the book) displays it: without pandas' index column, its numbers in the
+    format the table was saved with, not pandas' six decimals (18543.000000). In every other way the DataFrame it
+    is."""
+
+    _metadata = ["floatfmt"]
+
+    @property
+    def _constructor(self) -> type:
+        return Shown
+
+    def _repr_html_(self) -> str:
+        fmt = getattr(self, "floatfmt", None) or ".2f"
+        floats = [c for c in self.columns if pd.api.types.is_float_dtype(self[c])]
+        return self.style.hide(axis="index").format(lambda x: "" if pd.isna(x) else format(x, fmt),
+                                                    subset=floats).to_html()
+
+
+def show(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> Shown:
     """Save `frame` as table `name` (`save_table`) and return it as saved (its ``ours`` column headed by protocol), so
-    a notebook cell ends with one call that both records the table and displays it."""
+    a notebook cell ends with one call that both records the table and displays it, in the saved format."""
     save_table(frame, name, profile, floatfmt=floatfmt)
-    return _headed(frame)
+    shown = Shown(_headed(frame))
+    shown.floatfmt = floatfmt
+    return shown
 
 
 def save_figure(fig: Any, name: str, profile: Profile) -> None:

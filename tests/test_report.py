@@ -31,9 +31,19 @@ def test_save_table_writes_csv_markdown_and_manifest(tmp_root):
 
 def test_show_saves_the_table_and_returns_it_for_display(tmp_root):
     frame = report.paper_vs_ours([{"k": "a", "paper": 1.0, "ours": 2.5}], keys=["k"])
-    assert report.show(frame, "v", SMOKE, floatfmt=".1f") is frame
+    shown = report.show(frame, "v", SMOKE, floatfmt=".1f")
+    assert isinstance(shown, pd.DataFrame) and shown.equals(frame)
     table, markdown = paths.tables_dir("smoke"), (paths.tables_dir("smoke") / "v.md").read_text()
     assert (table / "v.csv").exists() and "2.5" in markdown and "2.50" not in markdown
+
+
+def test_a_shown_table_displays_without_the_index_in_its_saved_format(tmp_root):
+    """Issue 49: the book printed 18543.000000 and pandas' index column beside every table."""
+    frame = pd.DataFrame({"k": ["a", "b"], "n": [18543, 7], "ours": [76.608187, float("nan")]})
+    html = report.show(frame, "w", SMOKE, floatfmt=".1f")._repr_html_()
+    assert "76.6<" in html and "76.608187" not in html and "18543<" in html and "nan" not in html
+    assert ">0<" not in html and ">1<" not in html  # no index column
+    assert report.show(frame, "w", SMOKE).iloc[:1]._repr_html_().count("<tr") == 2  # a slice stays a shown table
 
 
 def test_record_replaces_and_rejects_nan(tmp_root):
