@@ -174,15 +174,24 @@ def _runs_by_fold(records: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str
     return by_cell
 
 
-def _paired_on_folds(first: dict[int, dict[str, Any]], second: dict[int, dict[str, Any]]
+def _correct_by_fold(runs: Mapping[int, dict[str, Any]]) -> dict[int, Correctness]:
+    """Fold → which test problems the cell's run of that fold answered right."""
+    return {fold: correctness([record]) for fold, record in runs.items()}
+
+
+def _paired_on_folds(first: Mapping[int, Correctness], second: Mapping[int, Correctness]
                      ) -> tuple[list[int], Correctness, Correctness, dict[str, Any]] | None:
-    """Two cells' runs on the folds both were run on: the folds, each side's correctness and `second` − `first`
-    paired over the same test problems (:func:`mwplib.significance.paired_difference`); None when no fold is shared."""
+    """Two cells (fold → correctness) on the folds both were run on, over the test problems both scored there: the
+    folds, each side's correctness and `second` − `first` paired (:func:`mwplib.significance.paired_difference`);
+    None when they share no problem."""
     folds = sorted(set(first) & set(second))
-    if not folds:
-        return None
-    a, b = (correctness(cell[f] for f in folds) for cell in (first, second))
-    return folds, a, b, paired_difference(a, b)
+    a: dict[str, bool] = {}
+    b: dict[str, bool] = {}
+    for fold in folds:
+        both = first[fold].keys() & second[fold].keys()
+        a |= {i: first[fold][i] for i in both}
+        b |= {i: second[fold][i] for i in both}
+    return (folds, a, b, paired_difference(a, b)) if a else None
 
 
 def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
@@ -197,7 +206,7 @@ def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str],
     for model in models:
         for dataset in datasets:
             scratch, tuned = by_cell.get((model, "scratch", dataset), {}), by_cell.get((model, pretrained, dataset), {})
-            if (paired := _paired_on_folds(scratch, tuned)) is None:
+            if (paired := _paired_on_folds(_correct_by_fold(scratch), _correct_by_fold(tuned))) is None:
                 continue
             folds, s, r, test = paired
             rows.append((model, dataset, len(folds), test["n"], percent(s), percent(r), test["difference"],
@@ -220,8 +229,8 @@ def model_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datas
             for model in models:
                 if model == baseline or (model, embedding, dataset) not in by_cell:
                     continue
-                paired = _paired_on_folds(by_cell.get((baseline, embedding, dataset), {}),
-                                          by_cell[(model, embedding, dataset)])
+                paired = _paired_on_folds(_correct_by_fold(by_cell.get((baseline, embedding, dataset), {})),
+                                          _correct_by_fold(by_cell[(model, embedding, dataset)]))
                 if paired is None:
                     continue
                 folds, *_, test = paired
@@ -248,22 +257,16 @@ def paired_tests(records: Sequence[dict[str, Any]], datasets: Sequence[str],
     `majority` (:func:`majority_by_fold`) is given) compared on the folds both ran, over the test problems both
     scored: accuracy a − b and McNemar's p, each pair in both orders. The noise test of every two-run finding of
     notebook 01 (`findings.baselines`)."""
-    cells: dict[str, dict[str, dict[int, Correctness]]] = {}
+    cells: dict[str, dict[str, Mapping[int, Correctness]]] = {}
     for (model, embedding, dataset), runs in _runs_by_fold(records).items():
-        cells.setdefault(dataset, {})[f"{model} {embedding_label(embedding)}"] = {
-            f: correctness([rec]) for f, rec in runs.items()}
+        cells.setdefault(dataset, {})[f"{model} {embedding_label(embedding)}"] = _correct_by_fold(runs)
     for dataset, by_fold in (majority or {}).items():
-        cells.setdefault(dataset, {})[MAJORITY] = dict(by_fold)
+        cells.setdefault(dataset, {})[MAJORITY] = by_fold
     rows = []
     for dataset in datasets:
         for a, b in itertools.permutations(cells.get(dataset, {}), 2):
-            first, second = {}, {}
-            for fold in sorted(set(cells[dataset][a]) & set(cells[dataset][b])):
-                both = cells[dataset][a][fold].keys() & cells[dataset][b][fold].keys()
-                first |= {i: cells[dataset][b][fold][i] for i in both}
-                second |= {i: cells[dataset][a][fold][i] for i in both}
-            if first:
-                test = paired_difference(first, second)
+            if (paired := _paired_on_folds(cells[dataset][b], cells[dataset][a])) is not None:
+                test = paired[-1]
                 rows.append((a, b, dataset, test["n"], test["difference"], test["mcnemar_p"]))
     return pd.DataFrame(rows, columns=["a", "b", "dataset", "n", "a − b", "McNemar p"])
 

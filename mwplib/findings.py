@@ -24,6 +24,7 @@ import pandas as pd
 
 from .baselines import MAJORITY as MAJORITY_TEMPLATE
 from .papers import PAPER_SVAMP_CV, PAPER_TABLE_10
+from .report import p_value
 from .significance import unpaired_difference
 from .svamp_tables import REMOVED_VS_REST, VS_MAJORITY, WITH_VS_WITHOUT, WITHOUT_SVAMP, first_best
 
@@ -130,7 +131,7 @@ def _side_row(table: pd.DataFrame | None, keys: Mapping[str, Any]) -> pd.DataFra
 def _tested(row: dict[str, Any], p: float, test: str) -> dict[str, Any]:
     """`row` with the p-value of its noise test (`test` names it and its sizes), judged "within noise" instead of
     a verdict when p ≥ :data:`SIGNIFICANCE`."""
-    row = {**row, "p": f"{p:.2g}"}
+    row = {**row, "p": p_value(p)}
     if row["holds"] in ("yes", "no") and p >= SIGNIFICANCE:
         row["holds"] = f"within noise ({test.format(p=f'{p:.2f}')})"
     return row

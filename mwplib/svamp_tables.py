@@ -452,5 +452,3 @@ def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], tes
     rows.append({"model": "Majority Template Baseline", "emb": "", "n": len(evaluated),
                  "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"], "ours": percent(majority), VS_MAJORITY: ""})
     return by_validation(paper_vs_ours(rows, keys=["model", "emb", "n"]))
-
-
