@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import count
+from typing import Any
 
 import pandas as pd
 
 from . import expr
 from .problem import Problem, Split
-from .report import paper_vs_ours
+from .significance import Correctness
 
 Prefix = Sequence[str]
 GroupKey = Callable[[Problem], Hashable] | str
@@ -121,6 +122,26 @@ def accuracy_by(problems: Iterable[Problem], correct: Mapping[str, bool], key: G
     return frame.reset_index(drop=True)
 
 
+def correctness(records: Iterable[Mapping[str, Any]]) -> dict[str, bool]:
+    """Problem id → correct, pooled over run records of `mwplib.runs` (e.g. the five folds of one model).
+
+    A problem id predicted twice (the same problem in two folds' test sets) raises: pooling would count it
+    twice."""
+    out: dict[str, bool] = {}
+    for record in records:
+        for prediction in record["predictions"]:
+            if prediction["id"] in out:
+                raise ValueError(f"problem {prediction['id']} predicted twice (run {record.get('key')})")
+            out[prediction["id"]] = bool(prediction["correct"])
+    return out
+
+
+def percent(correct: Correctness, ids: Iterable[str] | None = None) -> float:
+    """Pooled accuracy in % over `ids` (default: all of `correct`); NaN for an empty set."""
+    ids = list(correct) if ids is None else list(ids)
+    return 100 * sum(bool(correct[i]) for i in ids) / len(ids) if ids else float("nan")
+
+
 def majority_template(train: Iterable[Problem]) -> tuple[str, ...]:
     """The most frequent SVAMP equation template (meta symbol ``n``) among training problems with a gold
     prefix; ties go to the template seen first in training order."""
@@ -164,22 +185,7 @@ def majority_template_baseline_splits(splits: Iterable[Split]) -> float:
     return answer_accuracy(test, predictions)
 
 
-#: SVAMP's Majority Template Baseline as published (Table 2: 5-fold CV; Table 12: MAWPS+ASDiv-A → SVAMP), in %.
-MAJORITY_BASELINE_PAPER = {"mawps": 17.7, "asdiv-a": 21.2, "svamp": 11.7}
-
-
-def majority_baseline_table(splits: Mapping[str, Sequence[Split]]) -> pd.DataFrame:
-    """Majority template baseline (%) per dataset (any case: "MAWPS" or "mawps") beside SVAMP's Tables 2 and 12,
-    with the prefix template it predicts (the distinct ones over the folds, joined by "|"; notebooks 00_datasets
-    and 01_baselines)."""
-    rows = [{"dataset": name, "splits": len(folds), "test problems": sum(len(s.test) for s in folds),
-             "paper": MAJORITY_BASELINE_PAPER.get(name.lower()), "ours": 100 * majority_template_baseline_splits(folds),
-             "template": " | ".join(sorted({" ".join(majority_template(s.train)) for s in folds}))}
-            for name, folds in splits.items()]
-    return paper_vs_ours(rows, keys=["dataset", "splits", "test problems"])
-
-
-__all__ = ["answer_correct", "answer_correctness", "answer_accuracy", "equation_exact_match", "template_match", "prefix_template",
-           "accuracy_by", "majority_template", "fill_template", "majority_template_predictions",
-           "majority_template_baseline", "majority_template_baseline_splits", "MAJORITY_BASELINE_PAPER",
-           "majority_baseline_table", "BUILTIN_KEYS"]
+__all__ = ["correctness", "percent", "answer_correct", "answer_correctness", "answer_accuracy", "equation_exact_match",
+           "template_match", "prefix_template", "accuracy_by", "majority_template", "fill_template",
+           "majority_template_predictions", "majority_template_baseline", "majority_template_baseline_splits",
+           "BUILTIN_KEYS"]

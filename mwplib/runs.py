@@ -5,7 +5,7 @@ the checksum of the exact problems used). Its metrics, timing, per-epoch history
 per-problem predictions are saved as JSON under ``mwplib.paths.runs_dir(profile.name)``; the weights go to the
 ignored checkpoint cache. Rerunning reuses finished runs (an interrupted grid resumes at the first
 unfinished run); `force=True` retrains. The command line that trains a grid is `mwplib.batch`; notebook 01's
-tables are `mwplib.baselines`.
+tables are `mwplib.svamp.model_tables`.
 """
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[s
     train → test partition) runs once, whatever the profile's folds. With `train_missing=False` only recorded
     runs are yielded (render what exists, in seconds), and a run not recorded is looked up again with the fields
     of `stand_in` (e.g. :data:`STAND_IN`; tables label such runs with :func:`stand_in_note`);
-    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`mwplib.baselines.variants`);
+    `config_overrides` replace fields of the paper's configs (a probe, listed by :func:`mwplib.svamp.model_tables.variants`);
     `val_fraction=0` trains on the whole training fold, as the paper does (its best test epoch is the paper's
     number; the last epoch is ours)."""
     for spec, split in _grid(models, embeddings, datasets, profile, seed, config_overrides, folds, val_fraction):

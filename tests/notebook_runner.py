@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from mwplib import findings, paths, runs
-from mwplib.analysis import correctness, percent
+from mwplib.metrics import correctness, percent
 from mwplib.problem import Split
 from mwplib.profiles import PROFILES
 from mwplib.report import load_metrics

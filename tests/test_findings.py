@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from mwplib import findings
+from mwplib.svamp import findings as svamp_findings
 
 
 def _table(rows, keys):
@@ -30,7 +31,7 @@ def test_comparison_subtracts_both_columns_and_judges_the_sign_of_ours():
 #: Notebook 04's other tables, empty (columns as committed): the findings of Tables 11 and 15 alone.
 T10_COLUMNS = ["subset", "model", "emb", "paper", "ours", "Δ", "n", "note"]
 ABLATION_COLUMNS = ["measure", "paper", "ours", "Δ", "model"]
-CV_COLUMNS = ["model", "emb", "folds", "n", "paper", "ours", "Δ", findings.WITHOUT_SVAMP]
+CV_COLUMNS = ["model", "emb", "folds", "n", "paper", "ours", "Δ", svamp_findings.WITHOUT_SVAMP]
 WEIGHT_COLUMNS = ["emb", "dataset", "n", "median", "share_ge_0.5", "share_ge_0.9", "share_ge_0.99"]
 EXAMPLE_COLUMNS = ["id", "emb", "text", "gold", "paper", "ours", "Δ", "paper equation", "our equation", "our answer",
                    "paper top word", "our top word", "weight", "gold slots", "predicted slots"]
@@ -46,7 +47,7 @@ def test_svamp_findings_from_tables_11_and_15():
                         "paper": [93.3, 59.0, 47.5, None, 78.3, 25.4, 25.4, None],
                         "ours": [80.0, 40.0, 45.0, 25.0, 60.0, 20.0, 65.0, 0.0],
                         "n": [171, 61, 40, 1, 351, 489, 153, 7]})
-    frame = findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
+    frame = svamp_findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
     row = frame.loc["GTS S: ASDiv-A − SVAMP, w/o questions"]
     assert row["ours"] == pytest.approx(7.2) and row["holds"] == "yes"
     r = frame.loc["GTS R (MiniLM): ASDiv-A − SVAMP, w/o questions"]
@@ -59,9 +60,9 @@ def test_svamp_findings_from_tables_11_and_15():
     noted = t11.assign(note=["trained with precision=bf16 (stand-in: no run of the paper's setting recorded)", "",
                              "", ""])
     assert "GTS S: ASDiv-A − SVAMP, w/o questions (SVAMP side: trained with precision=bf16, a stand-in)" in set(
-        findings.svamp(noted, t15, *NO_OTHER_TABLES)["comparison"])
+        svamp_findings.svamp(noted, t15, *NO_OTHER_TABLES)["comparison"])
     one_fold = t15.assign(n=[171, 61, 5, 1, 351, 489, 153, 7])  # quick's ASDiv-A fold 0 has five 4-number problems
-    judged = findings.svamp(t11, one_fold, *NO_OTHER_TABLES).set_index("comparison")["holds"]
+    judged = svamp_findings.svamp(t11, one_fold, *NO_OTHER_TABLES).set_index("comparison")["holds"]
     assert judged["ASDiv-A: 2 numbers − 4 numbers"] == judged["4 numbers: ASDiv-A − SVAMP"] == "not shown (n = 5 < 20)"
     assert judged["ASDiv-A: 2 numbers − 3 numbers"] == "yes"
 
@@ -71,7 +72,7 @@ def test_question_removal_and_bag_of_words_findings():
     t3 = pd.DataFrame([{**keys, "paper": None, "ours": 25.2}])
     t4 = pd.DataFrame([{**keys, "part": "Easy", "n": 252, "paper": None, "ours": 90.0},
                        {**keys, "part": "Hard", "n": 748, "paper": None, "ours": 60.0}])
-    frame = findings.question_removal(t3, t4)
+    frame = svamp_findings.question_removal(t3, t4)
     # 25.2 % Easy solved at 90 %, 74.8 % Hard at 60 %: 2268 of 6756 correct answers are Easy (33.57 %)
     assert frame[["ours", "holds"]].values.tolist() == [[pytest.approx(-24.8), "no"],
                                                         [pytest.approx(100 * 2268 / 6756 - 50), "no"]]
@@ -81,7 +82,7 @@ def test_question_removal_and_bag_of_words_findings():
     t12 = pd.DataFrame([{**bow, "paper": 17.5, "ours": 13.4},
                         {"model": "Majority Template Baseline", "emb": "", "paper": 11.7, "ours": 12.6}])
     no_attention = pd.DataFrame(columns=WEIGHT_COLUMNS), pd.DataFrame(columns=EXAMPLE_COLUMNS)
-    frame = findings.bag_of_words(t5, t12, *no_attention)
+    frame = svamp_findings.bag_of_words(t5, t12, *no_attention)
     assert frame["comparison"].tolist() == ["S: MAWPS − 50 %", "S: MAWPS − SVAMP", "S: SVAMP − majority template"]
     assert frame["ours"].tolist() == pytest.approx([20.0, 56.6, 0.8])
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
@@ -89,20 +90,20 @@ def test_question_removal_and_bag_of_words_findings():
     assert findings.counts(frame) == {"findings_held": 3, "findings_smaller": 0, "findings_not_held": 0}
     one_fold = pd.DataFrame([{**keys, "n": 238, "paper": None, "ours": 52.5},  # ±6.3 points around 52.5 %
                              {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])
-    assert findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
+    assert svamp_findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
         "within noise (±6.3, n = 238)", "yes"]
-    assert findings.bag_of_words(t5.assign(n=40, ours=55.0), t12, *no_attention)["holds"].tolist()[0].startswith(
+    assert svamp_findings.bag_of_words(t5.assign(n=40, ours=55.0), t12, *no_attention)["holds"].tolist()[0].startswith(
         "within noise")
 
 
 def test_easy_share_is_the_easy_part_of_the_correct_answers():
     # the paper's Seq2Seq on MAWPS: 77.4 % Easy, 86.8 % right there, 86.7 % on Hard (Tables 3, 4)
-    assert findings.easy_share(77.4, 86.8, 86.7) == pytest.approx(100 * 77.4 * 86.8 / (77.4 * 86.8 + 22.6 * 86.7))
-    assert findings.easy_share(50.0, 80.0, 20.0) == pytest.approx(80.0)
-    assert findings.easy_share(100.0, 70.0, float("nan")) == 100.0  # no Hard problems
-    assert findings.easy_share(0.0, float("nan"), 40.0) == 0.0  # no Easy problems
-    assert math.isnan(findings.easy_share(30.0, 0.0, 0.0))  # nothing solved: no share
-    assert math.isnan(findings.easy_share(float("nan"), 80.0, 20.0))  # not evaluated without the question
+    assert svamp_findings.easy_share(77.4, 86.8, 86.7) == pytest.approx(100 * 77.4 * 86.8 / (77.4 * 86.8 + 22.6 * 86.7))
+    assert svamp_findings.easy_share(50.0, 80.0, 20.0) == pytest.approx(80.0)
+    assert svamp_findings.easy_share(100.0, 70.0, float("nan")) == 100.0  # no Hard problems
+    assert svamp_findings.easy_share(0.0, float("nan"), 40.0) == 0.0  # no Easy problems
+    assert math.isnan(svamp_findings.easy_share(30.0, 0.0, 0.0))  # nothing solved: no share
+    assert math.isnan(svamp_findings.easy_share(float("nan"), 80.0, 20.0))  # not evaluated without the question
 
 
 def test_baselines_findings_from_tables_2_16_and_the_majority_baseline():
@@ -114,12 +115,12 @@ def test_baselines_findings_from_tables_2_16_and_the_majority_baseline():
     # R − S comes from the paired comparison on the same folds, not from the tables' pooled cells
     effect = pd.DataFrame([("seq2seq", "mawps", 2, 800, 3.5, 0.004), ("gts", "mawps", 5, 2000, -1.0, 0.12)],
                           columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
-    frame = findings.baselines(table2, table16, majority, effect).set_index("comparison")
+    frame = svamp_findings.baselines(table2, table16, majority, effect).set_index("comparison")
     assert frame.loc["seq2seq mawps: R (MiniLM) − S, paired on 2 fold(s)", ["paper", "ours", "holds"]].tolist() == [
         pytest.approx(7.0), 3.5, "yes"]
     assert frame.loc["gts mawps: R (MiniLM) − S, paired on 5 fold(s)", ["ours", "holds"]].tolist() == [
         -1.0, "within noise (McNemar p = 0.12, n = 2000)"]
-    unpaired = findings.baselines(table2, table16, majority, effect.iloc[:1]).set_index("comparison")
+    unpaired = svamp_findings.baselines(table2, table16, majority, effect.iloc[:1]).set_index("comparison")
     assert unpaired.loc["gts mawps: R (MiniLM) − S", "holds"] == "no result"  # no fold run with both
     assert frame.loc["R (MiniLM) mawps: gts − seq2seq", "ours"] == 1.0
     assert frame.loc["S mawps: graph2tree − seq2seq", "holds"] == "no result"
@@ -137,10 +138,10 @@ def test_a_gap_no_wider_than_the_seed_spread_is_said_to_be_within_it():
                           columns=["model", "embedding", "dataset", "fold", "seeds", "spread"])
     empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
     effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
-    frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, spread).set_index("comparison")
+    frame = svamp_findings.baselines(table2, table2.iloc[0:0], empty, effect, spread).set_index("comparison")
     assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within seed spread (4.0 points over 3 seeds, gts fold 0)"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"  # 13 points: wider than seq2seq's 1.5
-    without = findings.baselines(table2, table2.iloc[0:0], empty, effect).set_index("comparison")
+    without = svamp_findings.baselines(table2, table2.iloc[0:0], empty, effect).set_index("comparison")
     assert without.loc["S asdiv-a: gts − seq2seq", "holds"] == "yes"
 
 
@@ -153,7 +154,7 @@ def test_baselines_best_model_is_graph2tree_r_against_the_runner_up_of_each_side
                            ("seq2seq", "S", "svamp", 24.2, 20.0), ("graph2tree", "R (MiniLM)", "svamp", 43.8, None)],
                           columns=columns)
     table16 = pd.DataFrame([("transformer", "R (MiniLM)", "mawps", 87.1, 99.0)], columns=columns)  # not in Table 2
-    frame = findings.baselines(table2, table16, pd.DataFrame(columns=["dataset", "paper", "ours"]),
+    frame = svamp_findings.baselines(table2, table16, pd.DataFrame(columns=["dataset", "paper", "ours"]),
                                pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"]))
     best = frame[frame["finding"] == "the best model on each dataset is Graph2Tree R (Table 2)"]
     assert best["comparison"].tolist() == [
@@ -191,7 +192,7 @@ def test_svamp_findings_from_tables_10_13_14_and_the_5_fold_table():
                        columns=["removed variation", *ABLATION_COLUMNS])
     cv = pd.DataFrame([("Graph2Tree", "S", 5, 1000, 65.0, 40.4, -24.6, 32.8),
                        ("Seq2Seq", "S", 1, 200, None, 30.0, None, 31.0)], columns=CV_COLUMNS)
-    frame = findings.svamp(t11, t15, t10, t13, t14, cv).set_index("comparison")
+    frame = svamp_findings.svamp(t11, t15, t10, t13, t14, cv).set_index("comparison")
     assert frame.loc["Graph2Tree S: One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
         pytest.approx(42.9 - 16.1), 18.0, "yes"]
     assert frame.loc["Graph2Tree R (MiniLM): One-Op − Two-Op", ["paper", "ours", "holds"]].tolist() == [
@@ -220,13 +221,13 @@ def test_svamp_findings_from_tables_10_13_14_and_the_5_fold_table():
     assert (best["paper"], best["ours"], best["holds"]) == (pytest.approx(43.8 - 41.0), -5.0, "no")
     g2t_r = (t10["model"] == "Graph2Tree") & (t10["emb"] == "R (MiniLM)")
     t10.loc[g2t_r & (t10["subset"] == "Full Set"), "ours"] = 40.0
-    best = findings.svamp(t11, t15, t10, t13, t14, cv).iloc[-1]
+    best = svamp_findings.svamp(t11, t15, t10, t13, t14, cv).iloc[-1]
     assert (best["ours"], best["holds"]) == (5.0, "yes")
-    not_run = findings.svamp(t11, t15, t10[t10["emb"] == "S"], t13, t14, cv[CV_COLUMNS[:-1]].iloc[:0])
+    not_run = svamp_findings.svamp(t11, t15, t10[t10["emb"] == "S"], t13, t14, cv[CV_COLUMNS[:-1]].iloc[:0])
     assert not_run.iloc[-2:][["comparison", "paper", "holds"]].values.tolist() == [
         ["no 5-fold run: 5-fold with SVAMP − trained without, same problems", pytest.approx(21.2), "no result"],
         ["Full Set: Graph2Tree R − best other (paper: gts R; ours: Graph2Tree S)", pytest.approx(2.8), "no result"]]
-    unpaired = findings.svamp(t11, t15, t10, t13, t14, cv[CV_COLUMNS[:-1]])  # no run without SVAMP to pair with
+    unpaired = svamp_findings.svamp(t11, t15, t10, t13, t14, cv[CV_COLUMNS[:-1]])  # no run without SVAMP to pair with
     assert unpaired[unpaired["finding"].str.startswith("SVAMP 5-fold")]["holds"].tolist() == ["no result"] * 2
 
 
@@ -245,7 +246,7 @@ def test_bag_of_words_attention_findings():
                           ("t6-2a", "/ N0 N1", "sam"), ("t6-2b", "* N0 N1", "sam"),
                           ("t6-3a", "- N0 N1", "green"), ("t6-3b", "- N0 N1", "red"),  # same gold: left out
                           ("t26-4a", "- N0 N1", "lost"), ("t26-4b", "+ N0 N1", "bob")])  # changed, moved
-    frame = findings.bag_of_words(t5, t12, weights, examples)
+    frame = svamp_findings.bag_of_words(t5, t12, weights, examples)
     assert frame["comparison"].tolist() == [
         "S mawps: median largest attention weight − 0.9 (paper: no number)",
         "R (MiniLM) asdiv-a: median largest attention weight − 0.9 (paper: no number)",
@@ -254,10 +255,10 @@ def test_bag_of_words_attention_findings():
     assert frame["ours"].tolist() == pytest.approx([0.1, -0.3, 100 * 2 / 3 - 50])
     assert frame["holds"].tolist() == ["yes", "no", "yes"]
     moved = examples.assign(**{"our top word": ["every", "houses", "sam", "lawn", "green", "green", "lost", "bob"]})
-    assert findings.bag_of_words(t5, t12, weights.iloc[:0], moved)[["ours", "holds"]].values.tolist() == [
+    assert svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], moved)[["ours", "holds"]].values.tolist() == [
         [pytest.approx(-50.0), "no"]]
     unchanged = examples[examples["id"].str.startswith("t6-3")]
-    row = findings.bag_of_words(t5, t12, weights.iloc[:0], unchanged).iloc[0]
+    row = svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], unchanged).iloc[0]
     assert (row["comparison"], row["holds"]) == (
         "R (MiniLM): % of the 0 pairs whose equation changes with the same top word − 50 %", "no result")
 
@@ -269,7 +270,7 @@ def test_datasets_findings_from_table_9():
             ("SVAMP", "avg_operators", 1.24, 1.40), ("SVAMP", "cld", 0.22, None)]
     table9 = pd.DataFrame([(*r, None, "") for r in rows],
                           columns=["dataset", "statistic", "paper", "ours", "Δ", "note"])
-    frame = findings.datasets(table9)
+    frame = svamp_findings.datasets(table9)
     assert frame["comparison"].tolist() == [
         "templates: MAWPS − SVAMP", "templates: MAWPS − ASDiv-A", "average operators: MAWPS − SVAMP",
         "average operators: MAWPS − ASDiv-A", "templates: min(|MAWPS − SVAMP|, |MAWPS − ASDiv-A|) − |SVAMP − ASDiv-A|",
@@ -280,7 +281,7 @@ def test_datasets_findings_from_table_9():
     assert frame["holds"].tolist() == ["smaller (0.23 of the paper's)", "yes", "smaller (0.15 of the paper's)",
                                        "smaller (0.45 of the paper's)", "no", "no", "no result", "no result"]
     assert findings.counts(frame) == {"findings_held": 1, "findings_smaller": 3, "findings_not_held": 2}
-    missing = findings.datasets(table9[~((table9["dataset"] == "ASDiv-A") & (table9["statistic"] == "n_templates"))])
+    missing = svamp_findings.datasets(table9[~((table9["dataset"] == "ASDiv-A") & (table9["statistic"] == "n_templates"))])
     assert missing["holds"].tolist()[4] == "no result"  # not the gap to SVAMP alone
 
 
@@ -305,14 +306,14 @@ def test_two_cells_hold_only_with_half_the_papers_difference():
 
 
 def test_a_model_gap_whose_paired_test_cannot_tell_the_runs_apart_is_within_noise():
-    from mwplib import baselines
+    from mwplib.svamp import model_tables
 
     def run(model: str, right: int) -> dict:
         return {"spec": {"model": model, "config": {"embedding": "scratch"}, "dataset": "asdiv-a", "fold": 0},
                 "predictions": [{"id": f"p{i}", "correct": i < right} for i in range(40)]}
 
     # GTS solves 3 problems Seq2Seq does not (p = 0.25); Graph2Tree 12 (p = 0.00049)
-    paired = baselines.model_effect([run("seq2seq", 20), run("gts", 23), run("graph2tree", 32)],
+    paired = model_tables.model_effect([run("seq2seq", 20), run("gts", 23), run("graph2tree", 32)],
                                     ["seq2seq", "gts", "graph2tree"], ["asdiv-a"])
     assert paired["model"].tolist() == ["gts", "graph2tree"] and paired["model − seq2seq"].tolist() == [7.5, 30.0]
     columns = ["model", "embedding", "dataset", "paper", "ours"]
@@ -320,16 +321,16 @@ def test_a_model_gap_whose_paired_test_cannot_tell_the_runs_apart_is_within_nois
                            ("graph2tree", "S", "asdiv-a", 71.4, 80.0)], columns=columns)
     empty = pd.DataFrame(columns=["dataset", "paper", "ours"])
     effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
-    frame = findings.baselines(table2, table2.iloc[0:0], empty, effect, None, paired).set_index("comparison")
+    frame = svamp_findings.baselines(table2, table2.iloc[0:0], empty, effect, None, paired).set_index("comparison")
     assert frame.loc["S asdiv-a: gts − seq2seq", "holds"] == "within noise (McNemar p = 0.25, n = 40)"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "holds"] == "yes"
     assert frame.loc["S asdiv-a: graph2tree − seq2seq", "p"] == "0.00049"
 
 
 def test_every_two_run_finding_of_notebook_01_is_tested_against_the_other_run_problem_by_problem():
-    """The majority template and the best model's lead are two runs on one test set too: `baselines.paired_tests`
+    """The majority template and the best model's lead are two runs on one test set too: `model_tables.paired_tests`
     pairs them problem by problem, and a lead the test cannot tell from noise says so."""
-    from mwplib import baselines
+    from mwplib.svamp import model_tables
 
     def run(model: str, embedding: str, right: set[int]) -> dict:
         return {"spec": {"model": model, "config": {"embedding": embedding}, "dataset": "asdiv-a", "fold": 0},
@@ -338,20 +339,20 @@ def test_every_two_run_finding_of_notebook_01_is_tested_against_the_other_run_pr
     records = [run("graph2tree", "minilm", set(range(62))), run("graph2tree", "scratch", set(range(60))),
                run("seq2seq", "scratch", set(range(2, 52)))]
     majority = {"asdiv-a": {0: {f"p{i}": i >= 90 for i in range(100)}, 1: {"q0": True}}}  # fold 1: not run
-    pairs = baselines.paired_tests(records, ["asdiv-a"], majority).set_index(["a", "b"])
+    pairs = model_tables.paired_tests(records, ["asdiv-a"], majority).set_index(["a", "b"])
     assert len(pairs) == 4 * 3  # four cells, each pair in both orders
     lead = pairs.loc[("graph2tree R (MiniLM)", "graph2tree S")]
     assert (lead["n"], lead["a − b"], lead["McNemar p"]) == (100, 2.0, 0.5)  # 2 of 2 disagreements
     assert pairs.loc[("graph2tree S", "graph2tree R (MiniLM)"), "a − b"] == -2.0
     # Seq2Seq solves p2–p51, the majority template p90–p99: 50 against 10 disagreements
-    assert pairs.loc[("seq2seq S", baselines.MAJORITY), "a − b"] == 40.0
-    assert pairs.loc[("seq2seq S", baselines.MAJORITY), "McNemar p"] < 1e-6
+    assert pairs.loc[("seq2seq S", model_tables.MAJORITY), "a − b"] == 40.0
+    assert pairs.loc[("seq2seq S", model_tables.MAJORITY), "McNemar p"] < 1e-6
     columns = ["model", "embedding", "dataset", "paper", "ours"]
     table2 = pd.DataFrame([("seq2seq", "S", "asdiv-a", 55.5, 50.0), ("graph2tree", "S", "asdiv-a", 71.4, 60.0),
                            ("graph2tree", "R (MiniLM)", "asdiv-a", 72.0, 62.0)], columns=columns)
     majority_table = pd.DataFrame([("asdiv-a", 21.2, 10.0)], columns=["dataset", "paper", "ours"])
     effect = pd.DataFrame(columns=["model", "dataset", "folds", "n", "R − S", "McNemar p"])
-    frame = findings.baselines(table2, table2.iloc[0:0], majority_table, effect, pairs=pairs.reset_index())
+    frame = svamp_findings.baselines(table2, table2.iloc[0:0], majority_table, effect, pairs=pairs.reset_index())
     frame = frame.set_index("comparison")
     best = frame.loc["asdiv-a: graph2tree R (MiniLM) − best other (graph2tree S)"]
     assert (best["ours"], best["holds"], best["p"]) == (2.0, "within noise (McNemar p = 0.50, n = 100)", "0.5")
@@ -366,7 +367,7 @@ def test_two_accuracies_on_different_problems_hold_only_beyond_fishers_test():
                         "ours": [40.0, 30.0, 20.0], "n": [50, 40, 10]})
     t11 = pd.DataFrame({"test set": ["SVAMP w/o questions", "ASDiv-A w/o questions"], "model": ["GTS"] * 2,
                         "emb": ["S"] * 2, "n": [1000, 1218], "paper": [None, None], "ours": [20.0, 30.0]})
-    frame = findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
+    frame = svamp_findings.svamp(t11, t15, *NO_OTHER_TABLES).set_index("comparison")
     # 20 of 50 against 12 of 40: Fisher's two-sided p = 0.38
     row = frame.loc["SVAMP: 2 numbers − 3 numbers"]
     assert row["ours"] == pytest.approx(10.0) and row["holds"] == "within noise (Fisher p = 0.38, n = 50 and 40)"
@@ -379,14 +380,14 @@ def test_two_accuracies_on_different_problems_hold_only_beyond_fishers_test():
 def test_an_ablation_or_a_5_fold_gain_the_test_cannot_tell_from_noise_is_within_it():
     t11, t15 = pd.DataFrame(columns=["test set", "model", "emb", "paper", "ours"]), pd.DataFrame(
         columns=["dataset", "numbers", "paper", "ours", "n"])
-    columns = ["removed category", *ABLATION_COLUMNS, findings.REMOVED_VS_REST]
+    columns = ["removed category", *ABLATION_COLUMNS, svamp_findings.REMOVED_VS_REST]
     t13 = pd.DataFrame([("Question Sensitivity", "change in accuracy", 13.7, 10.0, -3.7, "GTS (S)", "1e-08"),
                         ("Reasoning Ability", "change in accuracy", 3.3, 0.6, -2.7, "GTS (S)", "0.71")],
                        columns=columns)
     t14 = pd.DataFrame(columns=["removed variation", *ABLATION_COLUMNS])
     cv = pd.DataFrame([("GTS", "S", 5, 1000, 65.0, 40.4, -24.6, 38.0, "0.09")],
-                      columns=[*CV_COLUMNS, findings.WITH_VS_WITHOUT])
-    frame = findings.svamp(t11, t15, pd.DataFrame(columns=T10_COLUMNS), t13, t14, cv).set_index("comparison")
+                      columns=[*CV_COLUMNS, svamp_findings.WITH_VS_WITHOUT])
+    frame = svamp_findings.svamp(t11, t15, pd.DataFrame(columns=T10_COLUMNS), t13, t14, cv).set_index("comparison")
     assert frame.loc["GTS (S) without Question Sensitivity: change in accuracy", "holds"] == "yes"
     assert frame.loc["GTS (S) without Reasoning Ability: change in accuracy", "holds"] == (
         "within noise (Fisher p = 0.71, the removed problems against the rest)")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from mwplib import expr
-from mwplib.mathen import MEMBERS, ensemble, normalize_prefix, normalized
+from mwplib.compositional.mathen import MEMBERS, ensemble, normalize_prefix, normalized
 from mwplib.models import MODELS, build_model, paper_config
 from mwplib.models.base import collate
 from mwplib.models.convs2s import ConvS2SConfig

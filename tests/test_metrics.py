@@ -2,6 +2,7 @@
 import pytest
 
 from mwplib import metrics
+from mwplib.svamp import model_tables, paper_numbers
 from mwplib.problem import Problem, Split
 
 
@@ -81,10 +82,10 @@ def test_majority_template_baseline_fills_numbers_in_text_order():
             make("d", ("2", "3"), ("+", "N0", "N1"), 5.0)]  # other template: wrong
     assert metrics.majority_template_predictions(train, test)["b"] == ("-", "N0", "N1")
     assert metrics.majority_template_baseline(train, test) == pytest.approx(1 / 4)
-    table = metrics.majority_baseline_table({"ASDiv-A": [Split("f0", tuple(train), tuple(test)),
+    table = model_tables.majority_baseline_table({"ASDiv-A": [Split("f0", tuple(train), tuple(test)),
                                                          Split("f1", tuple(train[2:]), tuple(test))]})
     row = table.iloc[0]
-    assert (row["paper"], row["splits"], row["test problems"]) == (metrics.MAJORITY_BASELINE_PAPER["asdiv-a"], 2, 8)
+    assert (row["paper"], row["splits"], row["test problems"]) == (paper_numbers.PAPER_MAJORITY_BASELINE["asdiv-a"], 2, 8)
     assert row["ours"] == pytest.approx(100 * 2 / 8)  # pooled over both folds: 1 of 4, then d of 4
     assert row["template"] == "+ n n | - n n"  # the distinct templates over the folds
 

@@ -5,7 +5,7 @@ from notebook_runner import execute_notebook
 
 from mwplib import paths
 from mwplib.profiles import get_profile
-from mwplib.svamp_construction import PAPER_TABLE_7
+from mwplib.svamp.paper_numbers import PAPER_TABLE7
 
 
 @pytest.mark.slow
@@ -13,7 +13,7 @@ def test_notebook_07_smoke():
     m = execute_notebook("07_svamp_construction", "smoke")
     table7 = pd.read_csv(paths.tables_dir("smoke") / "table07_seed_selection.csv").set_index("group")
     # the paper's group sizes are ASDiv-A's own (1,218 problems): ours must match them exactly
-    for group, (examples, seeds) in PAPER_TABLE_7.items():
+    for group, (examples, seeds) in PAPER_TABLE7.items():
         assert table7.loc[group, "examples in ASDiv-A"] == table7.loc[group, "paper: examples"] == examples
         assert m[f"table7_seeds_{group.lower()}"] == table7.loc[group, "seeds"] <= seeds
         assert 0 <= table7.loc[group, "ours that are SVAMP's"] <= table7.loc[group, "seeds"]

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from mwplib import baselines, batch, paths, runs, train, transfer
+from mwplib import batch, paths, runs, train, transfer
+from mwplib.svamp import model_tables
 from mwplib.models.base import collate
 from mwplib.problem import Split
 from mwplib.profiles import PROFILES, QUICK_RUNS
@@ -74,7 +75,7 @@ def test_run_record_holds_predictions_and_both_protocols(isolated, monkeypatch) 
     again = runs.run(spec, problems, problems[:4], FULL, progress=False, need_weights=True)
     assert len(trained) == 2  # retrained for its weights, with the same predictions
     assert again["predictions"] == record["predictions"] and runs.weights_of(again) is not None
-    frame = baselines.summarize([record])
+    frame = model_tables.summarize([record])
     assert frame.loc[0, "accuracy"] == pytest.approx(100 * record["metrics"]["test_accuracy"])
     assert frame.loc[0, "devices"] == record["manifest"]["device"]
 
@@ -188,13 +189,13 @@ def test_variants_lists_non_paper_configs_beside_the_paper_run(isolated) -> None
     problems = toy_problems(12)
     paper_spec = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, SMOKE)
     paper_run = runs.run(paper_spec, problems, problems[:4], FULL, progress=False)
-    assert baselines.variants(FULL, ["toy"]).empty
+    assert model_tables.variants(FULL, ["toy"]).empty
     probe = runs.spec_for("seq2seq", "scratch", "toy", "toy", 0, SMOKE, lr=0.01)
     probe_run = runs.run(probe, problems, problems[:4], FULL, progress=False)
     grid = runs.run_grid(["seq2seq"], ["scratch"], {"toy": [Split("toy", tuple(problems[4:]), tuple(problems[:4]))]},
                          SMOKE, config_overrides={"lr": 0.01}, progress=False)
     assert grid[0]["spec"]["config"]["lr"] == 0.01  # the grid (and `python -m mwplib.batch --set`) passes overrides on
-    table = baselines.variants(FULL, ["toy"])
+    table = model_tables.variants(FULL, ["toy"])
     assert len(table) == 1 and table.loc[0, "changed"] == "lr=0.01"
     assert table.loc[0, "test"] == pytest.approx(100 * probe_run["metrics"]["test_accuracy"])
     assert table.loc[0, "default config: test"] == pytest.approx(100 * paper_run["metrics"]["test_accuracy"])
@@ -208,14 +209,14 @@ def test_whole_fold_runs_are_the_papers_protocol_and_a_column_of_their_own(isola
     assert whole[0]["key"] != honest[0]["key"] and whole[0]["spec"]["val_fraction"] == 0.0
     assert whole[0]["n_train"] == 8 and all(math.isnan(h["val_accuracy"]) for h in whole[0]["history"])
     assert runs.run_grid(["seq2seq"], ["scratch"], folds, SMOKE, train_missing=False) == honest  # kept apart
-    rows = baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
-                                     whole_fold=baselines.summarize(whole))
-    assert rows[0][baselines.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
+    rows = model_tables.comparison_rows(model_tables.summarize(honest), ["seq2seq"], ["scratch"], ["toy"],
+                                     whole_fold=model_tables.summarize(whole))
+    assert rows[0][model_tables.PAPER_PROTOCOL] == pytest.approx(100 * whole[0]["metrics"]["peer_test_accuracy"])
     assert "paper's protocol: 1 fold(s)" in rows[0]["note"]
-    for none in (None, baselines.summarize([])):  # no such runs: no such column
-        assert baselines.PAPER_PROTOCOL not in baselines.comparison_rows(baselines.summarize(honest), ["seq2seq"],
+    for none in (None, model_tables.summarize([])):  # no such runs: no such column
+        assert model_tables.PAPER_PROTOCOL not in model_tables.comparison_rows(model_tables.summarize(honest), ["seq2seq"],
                                                                          ["scratch"], ["toy"], none)[0]
-    assert baselines.variants(SMOKE, ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
+    assert model_tables.variants(SMOKE, ["toy"])["changed"].tolist() == ["val_fraction=0.0"]
 
 
 def test_plan_lists_unrecorded_runs_with_a_time_from_recorded_ones(isolated) -> None:
@@ -370,13 +371,13 @@ def test_pretraining_effect_pairs_r_and_s_on_their_common_folds() -> None:
 
     records = [record("scratch", 0, [True, False, False, True]), record("minilm", 0, [True, True, True, False]),
                record("scratch", 1, [True, True, True, True])]  # fold 1 has no R run: left out of the pairing
-    row = baselines.pretraining_effect(records, ["gts", "seq2seq"], ["toy"]).iloc[0]
+    row = model_tables.pretraining_effect(records, ["gts", "seq2seq"], ["toy"]).iloc[0]
     assert (row["folds"], row["n"], row["S"], row["R (MiniLM)"], row["R − S"]) == (1, 4, 50.0, 75.0, 25.0)
     assert (row["only S right"], row["only R right"]) == (1, 2)
-    assert len(baselines.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
+    assert len(model_tables.pretraining_effect(records, ["gts", "seq2seq"], ["toy"])) == 1  # seq2seq: not run
     assert row["paper R − S"] is None  # the paper has no "toy"
-    assert baselines.paper_pretraining_gain("gts", "asdiv-a") == 9.8  # Table 2: 81.2 − 71.4
-    assert baselines.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
+    assert model_tables.paper_pretraining_gain("gts", "asdiv-a") == 9.8  # Table 2: 81.2 − 71.4
+    assert model_tables.paper_pretraining_gain("graph2tree", runs.SVAMP_DATASET) == 7.3  # Table 10: 43.8 − 36.5
 
 
 def test_seed_spread_lists_cells_run_with_several_seeds() -> None:
@@ -386,7 +387,7 @@ def test_seed_spread_lists_cells_run_with_several_seeds() -> None:
 
     records = [record("gts", 0, 0.60), record("gts", 1, 0.55), record("gts", 2, 0.62), record("seq2seq", 0, 0.5),
                record("gts", 1, 0.10, lr=1.0)]  # a probe of another setting is no seed of this cell
-    spread = baselines.seed_spread(records)
+    spread = model_tables.seed_spread(records)
     assert spread[["model", "seeds", "accuracy by seed"]].values.tolist() == [["gts", 3, "60.0, 55.0, 62.0"]]
     assert spread.loc[0, "spread"] == pytest.approx(7.0) and spread.loc[0, "mean"] == pytest.approx(59.0)
 
@@ -419,7 +420,7 @@ def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
     summary = pd.DataFrame({"model": ["gts", "transformer", "toy"], "embedding": ["minilm", "scratch", "scratch"],
                             "dataset": ["mawps"] * 3, "seconds_per_epoch": [33.8, 2.5, 1.0],
                             "devices": ["cpu:x86_64 x2"] * 3, "accuracy": [85.1, 76.8, 1.0]})
-    table = baselines.speed_table(summary)
+    table = model_tables.speed_table(summary)
     assert table.columns.tolist() == ["model", "embedding", "dataset", "paper (P100, RoBERTa for R)", "ours", "devices"]
     assert table["paper (P100, RoBERTa for R)"].tolist()[:2] == [120, 10]  # Tables 19, 20
     assert pd.isna(table["paper (P100, RoBERTa for R)"].iloc[2]) and table["ours"].tolist() == [33.8, 2.5, 1.0]
@@ -428,7 +429,7 @@ def test_speed_table_puts_the_papers_seconds_per_epoch_beside_ours() -> None:
 def test_operations_figure_leaves_out_rare_operator_counts_and_prints_n() -> None:
     rows = [{"dataset": "mawps", "group": g, "n": n, "accuracy": a, "model": m, "embedding": "S"}
             for m, n1 in (("gts", 40), ("seq2seq", 12)) for g, n, a in ((1, n1, 0.5), (2, 30, 0.25), (3, 4, 1.0))]
-    fig = baselines.plot_accuracy_by_operations(pd.DataFrame(rows))
+    fig = model_tables.plot_accuracy_by_operations(pd.DataFrame(rows))
     ax, = fig.axes
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1\nn = 12–40", "2\nn = 30"]  # 3: fewer than 10
     assert [p.get_height() for p in ax.patches] == [50.0, 25.0, 50.0, 25.0]  # percent, a bar per model and count
@@ -459,7 +460,7 @@ def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolat
     for model in ("seq2seq", "gts"):  # MAWPS: Seq2Seq S is in the plan (10 epochs, patience 5), GTS S is not
         runs.run(runs.spec_for(model, "scratch", "mawps", "mawps", 0, SMOKE), split.train, split.test, QUICK,
                  progress=False)
-    table = baselines.variants(QUICK, ["mawps"]).set_index("model")["changed"]
+    table = model_tables.variants(QUICK, ["mawps"]).set_index("model")["changed"]
     assert table.to_dict() == {"seq2seq": "epochs=1, patience=0 (the plan's: 10, 5)",
                                "gts": "epochs=1 (a cell quick's plan does not train)"}
     assert runs.run_grid(["gts"], ["scratch"], {"mawps": [split]}, QUICK, train_missing=False) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mwplib import svamp_construction as sc
+from mwplib.svamp import construction as sc
 from mwplib.problem import Problem
 
 
@@ -47,7 +47,7 @@ def test_seeds_are_the_problems_nearest_their_centroids_and_table_7_counts_them(
     pools = {"Addition": problems, "Subtraction": [], "Multiplication": [], "Division": []}
     seeds = sc.select_seeds(pools, {"Addition": 2, "Subtraction": 1, "Multiplication": 1, "Division": 1}, vectors)
     assert sorted(seeds["Addition"]) == ["p0", "p3"]  # nearest each centroid, (0.03, 0.07) and (9.97, 10)
-    table = sc.table_7(problems, pools, seeds, ["p0", "p2", None], "minilm").set_index("group")
+    table = sc.table7(problems, pools, seeds, ["p0", "p2", None], "minilm").set_index("group")
     assert table.loc["Addition", ["examples in ASDiv-A", "seeds", "ours that are SVAMP's"]].tolist() == [6, 2, 1]
     assert table.loc["Addition", "a random draw's, on average"] == pytest.approx(2 * 2 / 6)
     assert table.loc["Total", "paper: seeds"] == 100 and table.loc["Total", "paper: examples"] == 1004

@@ -1,9 +1,9 @@
-"""SVAMP's variations made by rule (mwplib.svamp_variations): each rule on a hand-made seed, the record checks, and
-the comparison with SVAMP's own variations (svamp_construction.variation_accuracy / rank_agreement)."""
+"""SVAMP's variations made by rule (mwplib.svamp.variations): each rule on a hand-made seed, the record checks, and
+the comparison with SVAMP's own variations (svamp.construction.variation_accuracy / rank_agreement)."""
 import pandas as pd
 import pytest
 
-from mwplib import svamp_construction as sc, svamp_variations as sv
+from mwplib.svamp import construction as sc, variations as sv
 from mwplib.expr import Node
 from mwplib.problem import Problem
 

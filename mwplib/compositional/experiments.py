@@ -18,14 +18,15 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from .. import findings, report, runs
-from ..analysis import percent
-from ..significance import paired_difference, rel_gap_difference
+from ..metrics import percent
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
+from ..significance import paired_difference, rel_gap_difference
 from ..text import tokenize
 from ..train import split_validation
 from . import atoms, audit, datasets, proofread, splits, synthesis, training
 from .divergence import KEYSERS_ALPHAS, PAPER_ALPHA_SENTENCE
+from .findings import EQUAL_STEPS
 from .sentences import is_chinese
 
 #: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
@@ -621,7 +622,7 @@ def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFram
     for (method, dataset, variant), rounds in da.items():
         pairs = [(f"{method}+DA", method, rounds[-1], rounds[0])] if variant == "+DA" else []
         if variant == "+DA" and (method, dataset) in (equal or {}):
-            pairs.append((f"{method}+DA", method + findings.EQUAL_STEPS, rounds[-1], equal[(method, dataset)]))
+            pairs.append((f"{method}+DA", method + EQUAL_STEPS, rounds[-1], equal[(method, dataset)]))
         if variant != "+DA" and (method, dataset) in full:
             pairs.append(("+DA", variant, full[(method, dataset)], rounds[-1]))
         for a, b, first, second in pairs:

@@ -18,7 +18,7 @@ import json
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
-from .. import mathen, paths, runs
+from .. import paths, runs
 from ..models import paper_config
 from ..problem import Problem
 from ..profiles import Profile
@@ -26,6 +26,7 @@ from ..records import read_record, record_path, write_record
 from ..repro import run_manifest
 from ..runkey import RunSpec
 from ..solver import load_checkpoint
+from . import mathen
 from .augment import ScoreFn, augment, confidence, protocol
 from .splits import VALIDATION_FRACTION
 

@@ -249,7 +249,7 @@ def svamp_seeds() -> list[tuple[str | None, str, str]]:
 def svamp_seed_problems() -> list[Problem]:
     """SVAMP's 100 seed problems as the authors' file writes them (lowercase, tokenised, like SVAMP's test CSV), each
     with the ASDiv-A problem it joins to in ``meta["asdiv_id"]`` (None where none) and its group in ``meta["type"]``:
-    what SVAMP's variations were made from, and what :mod:`mwplib.svamp_variations` varies by rule."""
+    what SVAMP's variations were made from, and what :mod:`mwplib.svamp.variations` varies by rule."""
     rows = [row for row in _rows(SEED_HISTORY) if row.meta.get("variation_codes") == ("00",)]
     return [Problem(f"svamp-seed-{i}", row.body, row.question, row.equation, row.answer, row.numbers, row.prefix,
                     {**row.meta, "asdiv_id": asdiv_id})

@@ -1,5 +1,5 @@
 """Notebook 01's tables and plots (SVAMP Tables 2, 16, 19/20 and the figures), from the records of `mwplib.runs`:
-accuracies pooled over folds beside the paper's (`mwplib.papers`), the paired R − S effect, config probes listed
+accuracies pooled over folds beside the paper's (`mwplib.svamp.paper_numbers`), the paired R − S effect, config probes listed
 beside the paper's setting, learning curves and accuracy by operator count. Notebook 04 reuses the R − S table.
 """
 from __future__ import annotations
@@ -11,19 +11,19 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import paths
-from .analysis import correctness, percent
-from .metrics import accuracy_by, answer_correctness, majority_template_predictions
-from .models import paper_config
-from .models.config import ENCODER_LR
-from .papers import PAPER_ACCURACY, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE_10
-from .problem import Problem, Split
-from .profiles import Profile
-from .records import SUFFIX, read_records
-from .report import by_validation, paper_vs_ours
-from .runkey import RunSpec, describe_config
-from .runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
-from .significance import Correctness, paired_difference
+from .. import paths
+from ..metrics import (accuracy_by, answer_correctness, correctness, majority_template,
+                       majority_template_baseline_splits, majority_template_predictions, percent)
+from ..models import paper_config
+from ..models.config import ENCODER_LR
+from ..problem import Problem, Split
+from ..profiles import Profile
+from ..records import SUFFIX, read_records
+from ..report import by_validation, paper_vs_ours
+from ..runkey import RunSpec, describe_config
+from ..runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
+from ..significance import Correctness, paired_difference
+from .paper_numbers import PAPER_ACCURACY, PAPER_MAJORITY_BASELINE, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE10
 
 
 def summarize(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -159,7 +159,7 @@ def paper_table(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequen
 def paper_pretraining_gain(model: str, dataset: str) -> float | None:
     """The paper's R (RoBERTa) − S accuracy, in points: Tables 2/16, or Table 10/18 for SVAMP."""
     if dataset == SVAMP_DATASET:
-        scratch, tuned = PAPER_TABLE_10[model]["Full Set"] if model in PAPER_TABLE_10 else (None, None)
+        scratch, tuned = PAPER_TABLE10[model]["Full Set"] if model in PAPER_TABLE10 else (None, None)
     else:
         scratch, tuned = (PAPER_ACCURACY.get((model, e, dataset)) for e in "SR")
     return None if scratch is None or tuned is None else round(tuned - scratch, 1)
@@ -241,6 +241,18 @@ def model_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datas
 
 #: The Majority Template Baseline's name among the cells of :func:`paired_tests`.
 MAJORITY = "majority template"
+
+
+def majority_baseline_table(splits: Mapping[str, Sequence[Split]]) -> pd.DataFrame:
+    """Majority template baseline (%) per dataset (any case: "MAWPS" or "mawps") beside SVAMP's Tables 2 and 12,
+    with the prefix template it predicts (the distinct ones over the folds, joined by "|"; notebooks 00_datasets
+    and 01_baselines)."""
+    rows = [{"dataset": name, "splits": len(folds), "test problems": sum(len(s.test) for s in folds),
+             "paper": PAPER_MAJORITY_BASELINE.get(name.lower()),
+             "ours": 100 * majority_template_baseline_splits(folds),
+             "template": " | ".join(sorted({" ".join(majority_template(s.train)) for s in folds}))}
+            for name, folds in splits.items()]
+    return paper_vs_ours(rows, keys=["dataset", "splits", "test problems"])
 
 
 def majority_by_fold(splits: Mapping[str, Sequence[Split]], folds: Sequence[int]) -> dict[str, dict[int, Correctness]]:

@@ -19,17 +19,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import expr
-from .analysis import VARIATION_LABELS
-from .problem import Problem
+from .. import expr
+from ..problem import Problem
+from .paper_numbers import PAPER_TABLE7
+from .prediction_analysis import VARIATION_LABELS
 
 #: ASDiv-A's annotated types that §5.1 keeps, with the group names of Table 7 (the others have under 20 examples,
 #: are TVQ-Change / TVQ-Initial / Ceil- or Floor-Division, or, like Difference, need a modulus).
 GROUPS = {"Addition": "Addition", "Subtraction": "Subtraction", "Multiplication": "Multiplication",
           "Common-Division": "Division"}
-#: SVAMP Table 7: group → (examples in ASDiv-A, selected seed examples).
-PAPER_TABLE_7 = {"Addition": (278, 28), "Subtraction": (362, 33), "Multiplication": (188, 19),
-                 "Division": (176, 20)}
 #: "we discard the few examples that are more than 40 words long".
 MAX_WORDS = 40
 
@@ -57,7 +55,7 @@ def first_of_each(problems: Iterable[Problem]) -> pd.DataFrame:
 
 def seed_pools(problems: Iterable[Problem], limit: int | None = None) -> dict[str, list[Problem]]:
     """The candidates of each Table 7 group, in load order (at most `limit` each: the `smoke` profile)."""
-    pools: dict[str, list[Problem]] = {group: [] for group in PAPER_TABLE_7}
+    pools: dict[str, list[Problem]] = {group: [] for group in PAPER_TABLE7}
     for problem in problems:
         if not exclusion(problem)[0]:
             pools[GROUPS[problem.meta["type"]]].append(problem)
@@ -70,7 +68,7 @@ def sentence_vectors(texts: Sequence[str], encoder: str = "minilm", batch_size: 
     import torch
     from transformers import AutoModel
 
-    from .models.embedders import _tokenizer, resolve_pretrained
+    from ..models.embedders import _tokenizer, resolve_pretrained
 
     tokenizer, model = _tokenizer(encoder), AutoModel.from_pretrained(resolve_pretrained(encoder)).eval()
     out = []
@@ -116,13 +114,13 @@ def select_seeds(pools: Mapping[str, Sequence[Problem]], counts: Mapping[str, in
     return chosen
 
 
-def table_7(problems: Sequence[Problem], pools: Mapping[str, Sequence[Problem]], ours: Mapping[str, Sequence[str]],
+def table7(problems: Sequence[Problem], pools: Mapping[str, Sequence[Problem]], ours: Mapping[str, Sequence[str]],
             theirs: Iterable[str | None], encoder: str) -> pd.DataFrame:
     """Table 7 beside the paper's, with how many of our seeds are SVAMP's own (`theirs`: their ASDiv-A ids) and how
     many a random draw of as many from the same candidates would share on average (hypergeometric mean)."""
     theirs = {i for i in theirs if i}
     rows = []
-    for group, (paper_examples, paper_seeds) in PAPER_TABLE_7.items():
+    for group, (paper_examples, paper_seeds) in PAPER_TABLE7.items():
         types = [t for t, g in GROUPS.items() if g == group]
         candidates = {p.id for p in pools[group]}
         in_group = sum(p.meta.get("type") in types for p in problems)

@@ -30,12 +30,12 @@ from fractions import Fraction
 
 import pandas as pd
 
-from . import nlp
-from .analysis import VARIATION_LABELS
-from .expr import ExpressionError, Node, evaluate, parse_prefix, solve_for, to_infix, to_prefix
-from .numbers import constants, find_numbers, format_number, map_equation, unmask
-from .problem import Problem
-from .text import split_sentences
+from .. import nlp
+from ..expr import ExpressionError, Node, evaluate, parse_prefix, solve_for, to_infix, to_prefix
+from ..numbers import constants, find_numbers, format_number, map_equation, unmask
+from ..problem import Problem
+from ..text import split_sentences
+from .prediction_analysis import VARIATION_LABELS
 
 #: Table 8's codes that rules make here (SVAMP's own labels: :data:`VARIATION_LABELS`).
 RULE_CODES = ("11", "22", "23", "31", "32", "33")

@@ -1,4 +1,4 @@
-"""SVAMP's tables built from hand-made run records (mwplib.svamp_tables): pooling over folds, Easy/Hard
+"""SVAMP's tables built from hand-made run records (mwplib.svamp.robustness_tables): pooling over folds, Easy/Hard
 cells, paper values beside ours, the best model and the ablation rows."""
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import papers, paths, report
-from mwplib import svamp_tables as st
+from mwplib import paths, report
+from mwplib.svamp import paper_numbers
+from mwplib.svamp import robustness_tables as st
 from mwplib.problem import Problem
 from mwplib.profiles import PROFILES
 
@@ -31,13 +32,13 @@ def test_tables_3_and_4_pool_folds() -> None:
     fold0 = run("k0", "seq2seq", "minilm", "asdiv-a", {"a": True, "b": True, "c": False})
     fold1 = run("k1", "seq2seq", "minilm", "asdiv-a", {"d": True, "e": False})
     without = [evaluation(fold0, {"a": True, "b": False, "c": False}), evaluation(fold1, {"d": False, "e": True})]
-    table3 = st.table_3([fold0, fold1], without).iloc[0]
+    table3 = st.table3([fold0, fold1], without).iloc[0]
     assert (table3["model"], table3["emb"], table3["folds"], table3["n"]) == ("Seq2Seq", "R (MiniLM)", 2, 5)
     assert table3["with question"] == pytest.approx(60.0) and table3["ours"] == pytest.approx(40.0)
     assert table3["paper"] == 58.7 and table3["Δ"] == pytest.approx(40.0 - 58.7)
     released = [evaluation(fold0, {"a": True, "b": True, "c": True}), evaluation(fold1, {"d": True, "e": False})]
-    assert st.table_3([fold0, fold1], without, released).loc[0, "released files"] == pytest.approx(80.0)
-    table4 = st.table_4([fold0, fold1], without).set_index("part")
+    assert st.table3([fold0, fold1], without, released).loc[0, "released files"] == pytest.approx(80.0)
+    table4 = st.table4([fold0, fold1], without).set_index("part")
     # Easy = {a, e}: with question a right, e wrong -> 50 %; Hard = {b, c, d}: b, d right -> 66.7 %
     assert table4.loc["Easy", "n"] == 2 and table4.loc["Easy", "ours"] == pytest.approx(50.0)
     assert table4.loc["Hard", "n"] == 3 and table4.loc["Hard", "ours"] == pytest.approx(200 / 3)
@@ -49,23 +50,23 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     fold0 = run("k0", "seq2seq", "minilm", "asdiv-a", {"a": True, "b": False})
     without = [evaluation(fold0, {"a": False, "b": False})]
     grid = (["seq2seq", "gts"], ["minilm"], ["mawps", "asdiv-a"])
-    table3 = st.table_3([fold0], without, grid=grid).set_index(["model", "dataset"])
+    table3 = st.table3([fold0], without, grid=grid).set_index(["model", "dataset"])
     assert len(table3) == 4 and table3.loc[("Seq2Seq", "asdiv-a"), "ours"] == 0.0
     assert table3.loc[("GTS", "mawps"), "folds"] == 0 and math.isnan(table3.loc[("GTS", "mawps"), "ours"])
     assert table3.loc[("GTS", "mawps"), "paper"] == 76.2 and table3.loc[("GTS", "mawps"), "note"] == "not run"
-    assert len(st.table_4([fold0], without, grid=grid)) == 8  # Easy and Hard per cell
+    assert len(st.table4([fold0], without, grid=grid)) == 8  # Easy and Hard per cell
     problems = [Problem("x", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})]
     svamp = run("s", "gts", "scratch", st.SVAMP_DATASET, {"x": True})
-    table10 = st.table_10([svamp], problems, ["gts", "graph2tree"], ["scratch"]).set_index(["subset", "model"])
+    table10 = st.table10([svamp], problems, ["gts", "graph2tree"], ["scratch"]).set_index(["subset", "model"])
     assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0 and table10.loc[("MUL", "GTS"), "n"] == 0
     assert (table10.loc[("Full Set", "GTS"), "n"], table10.loc[("ADD", "GTS"), "n"]) == (1, 1)
     assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
-    assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == papers.PAPER_TABLE_10["graph2tree"]["Full Set"][0]
-    typed = st.table_10([svamp], problems, ["gts"], ["scratch"], json_types={"x": "Subtraction"})
+    assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == paper_numbers.PAPER_TABLE10["graph2tree"]["Full Set"][0]
+    typed = st.table10([svamp], problems, ["gts"], ["scratch"], json_types={"x": "Subtraction"})
     notes = typed.set_index("subset")["note"]  # SVAMP.json types problem x otherwise: the ADD row says so
     assert notes["ADD"] == "by the CSV's Type; SVAMP.json's gives n = 0" and notes["SUB"].endswith("n = 1")
     assert notes["Full Set"] == ""
-    table11 = st.table_11([evaluation(svamp, {"x": False})], [svamp], [], [], ["gts"], ["scratch"])
+    table11 = st.table11([evaluation(svamp, {"x": False})], [svamp], [], [], ["gts"], ["scratch"])
     assert table11["test set"].tolist() == ["SVAMP w/o questions", "ASDiv-A w/o questions"]
 
 
@@ -74,17 +75,17 @@ def test_a_stand_in_run_is_labelled_in_tables_10_and_11() -> None:
     stand_in = run("s", "transformer", "minilm", st.SVAMP_DATASET, {"x": True})
     stand_in["spec"]["config"]["precision"] = "bf16"
     paper = run("p", "gts", "minilm", st.SVAMP_DATASET, {"x": False})
-    table10 = st.table_10([stand_in, paper], problems, ["gts", "transformer"], ["minilm"])
+    table10 = st.table10([stand_in, paper], problems, ["gts", "transformer"], ["minilm"])
     notes = table10[table10["subset"] == "Full Set"].set_index("model")["note"]
     assert notes["Transformer"].startswith("trained with precision=bf16") and notes["GTS"] == ""
-    table11 = st.table_11([evaluation(stand_in, {"x": False})], [stand_in], [], [], ["transformer"], ["minilm"])
+    table11 = st.table11([evaluation(stand_in, {"x": False})], [stand_in], [], [], ["transformer"], ["minilm"])
     assert table11.loc[0, "note"].startswith("trained with precision=bf16") and table11.loc[0, "ours"] == 0.0
     assert table11.loc[1, "note"] == "not run"  # the ASDiv-A side: no runs given
 
 
 def test_scratch_rows_have_no_paper_value() -> None:
     record = run("k", "gts", "scratch", "mawps", {"a": True})
-    table = st.table_3([record], [evaluation(record, {"a": False})])
+    table = st.table3([record], [evaluation(record, {"a": False})])
     assert math.isnan(table.loc[0, "paper"]) and table.loc[0, "emb"] == "S"
 
 
@@ -93,15 +94,15 @@ def test_folds_without_an_evaluation_are_left_out_and_said() -> None:
     fold0 = run("k0", "gts", "minilm", "asdiv-a", {"a": True, "b": True})
     fold1 = run("k1", "gts", "minilm", "asdiv-a", {"c": False, "d": False})
     without = [evaluation(fold0, {"a": True, "b": False})]
-    table3 = st.table_3([fold0, fold1], without).iloc[0]
+    table3 = st.table3([fold0, fold1], without).iloc[0]
     assert (table3["folds"], table3["n"], table3["with question"], table3["ours"]) == (1, 2, 100.0, 50.0)
     assert table3["note"] == "1 of 2 folds not evaluated without questions (weights on the machine that trained them)"
-    table4 = st.table_4([fold0, fold1], without).set_index("part")
+    table4 = st.table4([fold0, fold1], without).set_index("part")
     assert (table4.loc["Easy", "n"], table4.loc["Hard", "n"]) == (1, 1)  # fold 1's problems are in neither part
-    alone = st.table_3([fold1], [])
+    alone = st.table3([fold1], [])
     assert alone.loc[0, "folds"] == 0 and math.isnan(alone.loc[0, "ours"])
     assert alone.loc[0, "note"].startswith("1 of 1 folds")
-    table11 = st.table_11([], [], without, [fold0, fold1], ["gts"], ["minilm"]).set_index("test set")
+    table11 = st.table11([], [], without, [fold0, fold1], ["gts"], ["minilm"]).set_index("test set")
     assert table11.loc["ASDiv-A w/o questions", "ours"] == 50.0
     assert table11.loc["ASDiv-A w/o questions", "folds"] == 1
     assert table11.loc["ASDiv-A w/o questions", "note"].startswith("1 of 2")
@@ -183,7 +184,7 @@ def test_svamp_cv_table_pairs_each_model_with_its_run_trained_without_svamp() ->
 def test_tables_5_and_12() -> None:
     folds = [run("a0", "constrained", "scratch", "mawps", {"a": True, "b": False}),
              run("a1", "constrained", "scratch", "mawps", {"c": True, "d": True})]
-    table5 = st.table_5(folds).set_index(["emb", "dataset"])
+    table5 = st.table5(folds).set_index(["emb", "dataset"])
     assert tuple(table5.loc[("S", "mawps"), ["folds", "n", "ours", "paper"]]) == (2, 4, 75.0, 75.1)
     assert len(table5) == 4  # S and R × MAWPS and ASDiv-A, run or not
     assert table5.loc[("R (MiniLM)", "asdiv-a"), "folds"] == 0 and pd.isna(table5.loc[("R (MiniLM)", "asdiv-a"), "ours"])
@@ -194,11 +195,11 @@ def test_tables_5_and_12() -> None:
             Problem("y", "b", "q", "", 1.0, ("3", "2"), ("-", "N0", "N1"))]
     svamp = run("s", "constrained", "minilm", "mawps-asdiv-a_svamp", {"x": False, "y": True})
     scratch = run("s0", "constrained", "scratch", "mawps-asdiv-a_svamp", {"x": False, "y": False})
-    table12 = st.table_12([svamp, scratch], train, test).set_index(["model", "emb"])
+    table12 = st.table12([svamp, scratch], train, test).set_index(["model", "emb"])
     assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "ours"] == 50.0
     assert table12.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "paper"] == 18.3
     assert table12.loc[("FFN + LSTM Decoder", "S"), ["ours", "paper"]].tolist() == [0.0, 17.5]
-    only_s = st.table_12([scratch], train, test).set_index(["model", "emb"])
+    only_s = st.table12([scratch], train, test).set_index(["model", "emb"])
     assert pd.isna(only_s.loc[("FFN + LSTM Decoder", "R (MiniLM)"), "ours"])
     table12 = table12.reset_index("emb")
     # majority template "+ n n" filled with each problem's numbers: right on x only
@@ -209,7 +210,7 @@ def test_tables_5_and_12() -> None:
 def test_with_without_figure_draws_only_evaluated_runs_a_panel_per_dataset() -> None:
     fold0 = run("k0", "gts", "minilm", "mawps", {"a": True, "b": True, "c": False, "d": True})
     other = run("k1", "gts", "scratch", "asdiv-a", {"e": True})  # trained, never evaluated without questions
-    table3 = st.table_3([fold0, other], [evaluation(fold0, {"a": True, "b": False, "c": False, "d": False})])
+    table3 = st.table3([fold0, other], [evaluation(fold0, {"a": True, "b": False, "c": False, "d": False})])
     fig = st.plot_with_without(table3)
     assert [ax.get_title() for ax in fig.axes] == ["mawps"]  # no empty asdiv-a panel
     bars = [patch.get_height() for patch in fig.axes[0].patches]
@@ -233,7 +234,7 @@ def test_the_best_model_is_named_under_both_protocols() -> None:
 def test_tables_head_ours_by_protocol_and_add_the_best_test_epoch_where_recorded(tmp_root) -> None:
     runs = [run("a", "constrained", "scratch", "mawps", {"p1": True, "p2": False}, best_test=1.0),
             run("b", "constrained", "scratch", "mawps", {"p3": True, "p4": True}, best_test=1.0)]
-    table5 = st.table_5(runs, embeddings=["scratch"], datasets=["mawps"])
+    table5 = st.table5(runs, embeddings=["scratch"], datasets=["mawps"])
     row = table5.iloc[0]
     assert (row["ours"], row[report.BEST_TEST_EPOCH]) == (75.0, 100.0)  # pooled over the two folds, each way
     shown = report.show(table5, "t5", PROFILES["smoke"])

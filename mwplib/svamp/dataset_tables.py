@@ -1,7 +1,6 @@
-"""Dataset statistics: SVAMP's Table 9 (templates, operators, CLD) and MAWPS's lexical/template overlap.
-
-Used by notebook 00_datasets. Every pairwise quantity is computed with sparse/dense matrix products, so a
-dataset of a few thousand problems takes seconds, not minutes.
+"""Dataset statistics: SVAMP's Table 9 (templates, operators, CLD), notebook 00_datasets (MAWPS's overlaps are
+`mwplib.mawps.overlap`). CLD is computed with sparse matrix products, so a dataset of a few thousand problems
+takes seconds, not minutes.
 
 Definitions (with where they may differ from the papers):
 
@@ -17,15 +16,6 @@ Definitions (with where they may differ from the papers):
   ``<num>``), so values can differ from the published ones by tokeniser/lemmatiser/stop-list effects. Our
   MAWPS and SVAMP values lie a few hundredths above SVAMP's Table 9, ASDiv-A's far above it (see
   notebook 00_datasets).
-* **Lexical overlap** (MAWPS §4.1): the average over all pairs of problems of the pairwise overlap of ``W(p)``,
-  the set of unique unigrams and bigrams of ``p``. The pairwise formula was lost in the paper's text
-  extraction; we use the Jaccard ratio ``|W(p) ∩ W(q)| / |W(p) ∪ W(q)|``. Tokens are
-  :func:`mwplib.text.tokenize`'s lower-cased words and numbers, punctuation dropped.
-* **Template overlap** (MAWPS §4.2): the fraction of pairs whose gold equations (as written in the source)
-  share an ordered template. By default the k-th *distinct* number becomes ``a``, ``b``, …
-  (:func:`mwplib.expr.ordered_template`); the paper leaves repeated numbers open, and the "positional" reading
-  (each occurrence its own letter) is available too — it is the one that reproduces the paper's SingleOp claim.
-* **Reduced-overlap subsets** (MAWPS §4.1–4.2): greedy remote-clique heuristic, see :func:`reduce_overlap`.
 """
 from __future__ import annotations
 
@@ -33,25 +23,20 @@ import hashlib
 import inspect
 import json
 from collections import Counter
-from functools import partial
 from importlib import metadata
-from itertools import pairwise
-from string import ascii_lowercase
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from . import expr, metrics, paths
-from .problem import Problem, Split
-from .profiles import Profile
-from .records import write_atomically
-from .report import paper_vs_ours
-from .text import tokenize
+from .. import expr, metrics, paths
+from ..mawps.overlap import seeded_sample
+from ..problem import Problem, Split
+from ..records import write_atomically
+from ..report import paper_vs_ours
+from .paper_numbers import PAPER_TABLE9
 
-OverlapKind = Literal["lexical", "template"]
-Letters = Literal["distinct", "positional"]
 BLEU_MAX_N = 4
 
 
@@ -74,46 +59,6 @@ def _prefix_node(problem: Problem) -> expr.Node:
         return expr.parse_prefix(problem.prefix)
     except expr.ExpressionError as err:
         raise ValueError(f"{problem.source}: malformed gold prefix {' '.join(problem.prefix)!r}: {err}") from err
-
-
-def mawps_template(problem: Problem, letters: Letters = "distinct") -> str:
-    """The MAWPS paper's ordered template of the gold equation, e.g. ``( a * b ) + c = x``.
-
-    "Numerical values are replaced by a consistent, ordered set of constant variables" does not say what
-    happens to a repeated value, so both readings exist: ``"distinct"`` (:func:`mwplib.expr.ordered_template`:
-    the k-th distinct value is the k-th letter, ``7 + 7`` → ``a + a``) and ``"positional"`` (every number
-    occurrence takes the next letter, ``7 + 7`` → ``a + b``). The source equation string
-    (``Problem.equation``) is used as written, as MAWPS does (so ``x = a - b`` and ``a - x = b`` differ); the
-    unknown is lower-cased. An equation that does not parse raises, naming the problem.
-    """
-    try:
-        lhs, rhs = expr.parse_equation(problem.equation)
-    except expr.ExpressionError as err:
-        raise ValueError(f"{problem.source}: cannot parse equation {problem.equation!r}: {err}") from err
-    # Template both sides as one tree (lhs − rhs) so that letters are shared across the "=".
-    both = expr.Node("-", (lhs, rhs))
-    if letters == "distinct":
-        both = expr.ordered_template(both)
-    elif letters == "positional":
-        names = iter(ascii_lowercase)
-        both = expr.map_leaves(both, lambda t: expr.Node(next(names)) if expr.is_number(t) or expr.is_slot(t)
-                               else None)
-    else:
-        raise ValueError(f"unknown template letters {letters!r}; choose 'distinct' or 'positional'")
-    return f"{expr.to_infix(both.children[0])} = {expr.to_infix(both.children[1])}".lower()
-
-
-def split_templatable(problems: Sequence[Problem]) -> tuple[list[Problem], list[str]]:
-    """Problems with a parsable gold equation, and the error messages of those without (e.g. AddSub's
-    ``X = 0.32 = 0.21``), so that template statistics can list what they leave out."""
-    kept, errors = [], []
-    for p in problems:
-        try:
-            mawps_template(p)
-            kept.append(p)
-        except ValueError as err:
-            errors.append(str(err))
-    return kept, errors
 
 
 # ------------------------------------------------------------------------------------------------ Table 9
@@ -146,7 +91,7 @@ def dataset_statistics(problems: Sequence[Problem], *, cld_sample: int | None = 
     CLD is computed on all problems, or on a seeded sample of `cld_sample` of them (the smoke profile) —
     a sample has fewer near neighbours, so its CLD is biased upwards.
     """
-    sample = _sample(problems, cld_sample, seed)
+    sample = seeded_sample(problems, cld_sample, seed)
     return {**template_statistics(problems), "cld": corpus_lexicon_diversity(sample), "cld_sample": len(sample)}
 
 
@@ -159,7 +104,7 @@ def template_frequencies(problems: Sequence[Problem]) -> pd.Series:
 def template_statistics_table(versions: dict[str, tuple[str, Sequence[Problem]]]) -> pd.DataFrame:
     """:func:`template_statistics` of several versions of the Table 9 datasets beside the paper
     (notebook 00_datasets). `versions` maps a label to (Table 9 dataset name, problems)."""
-    rows = [{"version": label, "statistic": key, "paper": TABLE9_PAPER[dataset].get(key), "ours": value}
+    rows = [{"version": label, "statistic": key, "paper": PAPER_TABLE9[dataset].get(key), "ours": value}
             for label, (dataset, problems) in versions.items()
             for key, value in template_statistics(problems).items()]
     return paper_vs_ours(rows, keys=["version", "statistic"])
@@ -189,15 +134,7 @@ def template_problems(problems: Sequence[Problem], template: str) -> pd.DataFram
     return pd.DataFrame(rows, columns=["id", "text", "equation", "prefix", "answer"])
 
 
-#: SVAMP Table 9 as published (Patel et al. 2021, §5.2).
-TABLE9_PAPER: dict[str, dict[str, float]] = {
-    "MAWPS": {"n_problems": 2373, "n_templates": 39, "avg_operators": 1.78, "cld": 0.26},
-    "ASDiv-A": {"n_problems": 1218, "n_templates": 19, "avg_operators": 1.23, "cld": 0.50},
-    "SVAMP": {"n_problems": 1000, "n_templates": 26, "avg_operators": 1.24, "cld": 0.22},
-}
-
-
-def svamp_table9(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
+def table9(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
                  seed: int = 0) -> pd.DataFrame:
     """SVAMP Table 9, paper beside ours, one row per dataset and statistic (notebook 00_datasets).
 
@@ -206,7 +143,7 @@ def svamp_table9(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | No
     rows = []
     for name, problems in datasets.items():
         ours = dataset_statistics(problems, cld_sample=cld_sample, seed=seed)
-        paper = TABLE9_PAPER.get(name, {})
+        paper = PAPER_TABLE9.get(name, {})
         for statistic in ("n_problems", "n_templates", "avg_operators", "cld"):
             note = (f"over {ours['n_with_equation']} problems with a single-unknown equation"
                     if statistic in ("n_templates", "avg_operators") else "")
@@ -253,13 +190,6 @@ def plot_count_distributions(datasets: dict[str, Sequence[Problem]]):
     return fig
 
 
-def _sample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[Problem]:
-    if limit is None or len(problems) <= limit:
-        return list(problems)
-    keep = np.sort(np.random.default_rng(seed).choice(len(problems), size=limit, replace=False))
-    return [problems[i] for i in keep]
-
-
 # ---------------------------------------------------------------------------- Corpus Lexicon Diversity
 def cld_tokens(problems: Sequence[Problem], *, remove_stop_words: bool = True) -> list[tuple[str, ...]]:
     """ASDiv-style normalised tokens per problem: lower-cased lemmas without punctuation (and, as ASDiv
@@ -281,7 +211,7 @@ def cld_tokens(problems: Sequence[Problem], *, remove_stop_words: bool = True) -
 
 
 def _parse_for_cld(texts: list[str]) -> list[list[tuple[str, bool]]]:
-    from .nlp import spacy_pipeline
+    from ..nlp import spacy_pipeline
 
     nlp = spacy_pipeline(disable=())  # the entity recogniser finds the person names
     out = []
@@ -347,8 +277,8 @@ def cld_sensitivity(datasets: dict[str, Sequence[Problem]], *, cld_sample: int |
     unsmoothed BLEU-4 needs a shared 4-gram."""
     rows = []
     for name, problems in datasets.items():
-        sample = _sample(problems, cld_sample, seed)
-        rows.append({"dataset": name, "problems": len(sample), "paper": TABLE9_PAPER.get(name, {}).get("cld"),
+        sample = seeded_sample(problems, cld_sample, seed)
+        rows.append({"dataset": name, "problems": len(sample), "paper": PAPER_TABLE9.get(name, {}).get("cld"),
                      "stop words removed": corpus_lexicon_diversity(sample),
                      "stop words kept": corpus_lexicon_diversity(sample, remove_stop_words=False),
                      "no neighbour sharing a 4-gram (%)":
@@ -369,136 +299,6 @@ def _ngram_count_matrix(token_lists: Sequence[Sequence[str]], order: int) -> spa
     return sparse.csr_matrix((vals, (rows, cols)), shape=(len(token_lists), max(len(vocab), 1)), dtype=np.int64)
 
 
-# ------------------------------------------------------------------------------------ MAWPS overlaps
-def lexical_overlap_matrix(problems: Sequence[Problem]) -> np.ndarray:
-    """Pairwise Jaccard overlap of the unique unigram+bigram sets W(p) (diagonal = 1)."""
-    sets = []
-    for p in problems:
-        words = [w for w in tokenize(p.text) if w[0].isalnum()]
-        sets.append(set(words) | {f"{a} {b}" for a, b in pairwise(words)})
-    vocab = {g: k for k, g in enumerate(sorted(set().union(*sets)))} if sets else {}
-    rows = [i for i, s in enumerate(sets) for _ in s]
-    cols = [vocab[g] for s in sets for g in s]
-    x = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(sets), max(len(vocab), 1)))
-    inter = (x @ x.T).toarray()
-    sizes = np.array([len(s) for s in sets], dtype=float)
-    union = sizes[:, None] + sizes[None, :] - inter
-    with np.errstate(invalid="ignore"):
-        return np.where(union > 0, inter / union, 0.0)
-
-
-def lexical_overlap(problems: Sequence[Problem]) -> float:
-    """MAWPS lexical overlap of a dataset: mean pairwise overlap over all unordered pairs."""
-    return _mean_off_diagonal(lexical_overlap_matrix(problems))
-
-
-def template_overlap(problems: Sequence[Problem], letters: Letters = "distinct") -> float:
-    """MAWPS template overlap of a dataset: the fraction of unordered pairs with the same ordered template
-    (`letters`: see :func:`mawps_template`)."""
-    n = len(problems)
-    if n < 2:
-        raise ValueError(f"overlap needs at least 2 problems, got {n}")
-    counts = Counter(mawps_template(p, letters) for p in problems)
-    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
-
-
-def _mean_off_diagonal(matrix: np.ndarray) -> float:
-    n = matrix.shape[0]
-    if n < 2:
-        raise ValueError(f"overlap needs at least 2 problems, got {n}")
-    return float((matrix.sum() - np.trace(matrix)) / (n * (n - 1)))
-
-
-def reduce_overlap(problems: Sequence[Problem], k: int, kind: OverlapKind = "lexical", seed: int = 0,
-                   letters: Letters = "distinct") -> list[Problem]:
-    """MAWPS's greedy reduced-overlap subset of size `k` (paper §4.1–4.2; notebook 00_datasets).
-
-    Start from a singleton and repeatedly add the problem p ∉ D' minimising f(p, D') = Σ_{q∈D'} overlap(p, q)
-    (equivalently the average, since |D'| is the same for all candidates). For templates this adds a new
-    template while one is left, then the problem whose template is least frequent in D'. The paper's rule
-    for the first problem was lost in extraction; we start from the problem with the least total overlap
-    with D. Ties (common: template overlap is 0/1) go to the earliest problem in a seeded random order.
-    f is updated incrementally, so the cost is O(n·k) after the pairwise matrix. `letters` applies to
-    template overlap (:func:`mawps_template`).
-    """
-    n = len(problems)
-    if not 1 <= k <= n:
-        raise ValueError(f"subset size k={k} must be in 1..{n}")
-    overlap = _pairwise(problems, kind, letters)
-    np.fill_diagonal(overlap, 0.0)
-    rank = np.random.default_rng(seed).permutation(n)  # tie-break order
-    chosen = np.zeros(n, dtype=bool)
-    score = overlap.sum(axis=1)  # first pick: least overlap with the whole dataset
-    order: list[int] = []
-    for step in range(k):
-        masked = np.where(chosen, np.inf, score)
-        best = masked.min()
-        ties = np.flatnonzero(np.isclose(masked, best, rtol=0.0, atol=1e-12))
-        pick = int(ties[np.argmin(rank[ties])])
-        order.append(pick)
-        chosen[pick] = True
-        score = overlap[pick].copy() if step == 0 else score + overlap[pick]
-    return [problems[i] for i in order]
-
-
-def _pairwise(problems: Sequence[Problem], kind: OverlapKind, letters: Letters) -> np.ndarray:
-    if kind == "lexical":
-        return lexical_overlap_matrix(problems)
-    if kind == "template":
-        ids = pd.factorize(pd.Series([mawps_template(p, letters) for p in problems]))[0]
-        return (ids[:, None] == ids[None, :]).astype(float)
-    raise ValueError(f"unknown overlap kind {kind!r}; choose 'lexical' or 'template'")
-
-
-# MAWPS Table 1's numbers did not survive text extraction; only these prose claims (§5) remain.
-_MAWPS_CLAIMS: dict[tuple[str | None, str], tuple[float, str]] = {
-    (None, "lexical overlap of D (%)"): (7.0, "prose: 'most datasets having overlap value of around 7%'"),
-    (None, "lexical overlap reduction (%)"): (20.0, "prose: 'around 20% reduction in most cases'"),
-    ("SingleOp", "template overlap reduction (%)"): (2.8, "prose: 'ranging from 2.8% for SingleOp'"),
-}
-_NOT_REPRODUCIBLE = {
-    "SimulEq-S": "not reproduced: the MAWPS SimulEq-S export is not public (ALG-514 is its basis)",
-    "SimulEq-L": "not reproduced: no public copy; paper prose: template-overlap reduction 97%",
-    "grammatical (ERG)": "not reproduced: needs the English Resource Grammar (ERG) parser",
-}
-_PAPER_ONLY = {("SimulEq-L", "template overlap reduction (%)"): 97.0}
-
-
-def overlap_table(subsets: dict[str, list[Problem]], profile: Profile, seed: int = 0,
-                  letters: Letters = "distinct") -> pd.DataFrame:
-    """MAWPS Table 1 as far as it can be reproduced (notebook 00_datasets): per subset, lexical and template
-    overlap (in %) of D and of the greedy subset D' at k = |D|/2, and the reduction (1 − D'/D) in %.
-
-    The paper column holds the prose claims that apply (its table did not survive); subsets the paper
-    reports but we cannot build are listed with a note. Under `profile.overlap_limit` each subset is first
-    reduced to a seeded random sample of that size. Problems whose equation cannot be parsed are left out
-    of the template rows and named in their note. `letters` selects the template reading
-    (:func:`mawps_template`).
-    """
-    limit = profile.overlap_limit
-    rows = []
-    for name, problems in subsets.items():
-        sample = _sample(problems, limit, seed)
-        templatable, errors = split_templatable(sample)
-        for kind, measure, data in (("lexical", lexical_overlap, sample),
-                                    ("template", partial(template_overlap, letters=letters), templatable)):
-            full = 100 * measure(data)
-            reduced = 100 * measure(reduce_overlap(data, len(data) // 2, kind, seed=seed, letters=letters))
-            values = {f"{kind} overlap of D (%)": full, f"{kind} overlap of D' k=|D|/2 (%)": reduced,
-                      f"{kind} overlap reduction (%)": 100 * (1 - reduced / full) if full else float("nan")}
-            left_out = f"left out: {'; '.join(errors)}" if kind == "template" and errors else ""
-            for statistic, ours in values.items():
-                paper, claim = _MAWPS_CLAIMS.get((name, statistic), _MAWPS_CLAIMS.get((None, statistic),
-                                                                                       (None, "")))
-                rows.append({"subset": name, "n": len(data), "statistic": statistic, "paper": paper,
-                             "ours": ours, "note": " | ".join(filter(None, (claim, left_out)))})
-    for name, note in _NOT_REPRODUCIBLE.items():
-        paper = _PAPER_ONLY.get((name, "template overlap reduction (%)"))
-        rows.append({"subset": name, "n": None, "statistic": "template overlap reduction (%)", "paper": paper,
-                     "ours": None, "note": note})
-    return paper_vs_ours(rows, keys=["subset", "n", "statistic"])
-
-
 def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, float]:
     """Flat metric names for report.record (notebook 00_datasets): ``<dataset>_<statistic>`` from Table 9 and
     ``<subset>_<kind>_overlap`` / ``..._overlap_reduced`` (in %) from the overlap table."""
@@ -512,9 +312,7 @@ def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, f
     return out
 
 
-__all__ = ["equation_template", "n_operators", "mawps_template", "split_templatable", "template_statistics",
-           "distinct_problems", "dataset_statistics", "template_frequencies", "template_statistics_table",
-           "compare_templates", "template_problems", "TABLE9_PAPER", "svamp_table9", "plot_template_frequencies",
-           "plot_count_distributions", "cld_tokens", "lexicon_diversity", "corpus_lexicon_diversity",
-           "cld_sensitivity", "lexical_overlap_matrix", "lexical_overlap", "template_overlap", "reduce_overlap",
-           "overlap_table", "headline_metrics"]
+__all__ = ["equation_template", "n_operators", "template_statistics", "distinct_problems", "dataset_statistics",
+           "template_frequencies", "template_statistics_table", "compare_templates", "template_problems", "table9",
+           "plot_template_frequencies", "plot_count_distributions", "cld_tokens", "lexicon_diversity",
+           "corpus_lexicon_diversity", "cld_sensitivity", "headline_metrics"]

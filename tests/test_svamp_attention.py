@@ -1,12 +1,13 @@
-"""Attention statistics (mwplib.attention_analysis) and the typed-in paper examples (mwplib.examples)."""
+"""Attention statistics (mwplib.svamp.attention) and the typed-in paper examples (mwplib.svamp.attention_examples)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from mwplib import attention_analysis as aa
-from mwplib import examples, expr
+from mwplib.svamp import attention as aa
+from mwplib import expr
+from mwplib.svamp import attention_examples as examples
 
 
 def test_top_word_ignores_padding_and_finds_global_maximum() -> None:
@@ -86,8 +87,8 @@ def test_max_weight_histogram_counts_every_prediction() -> None:
 def test_tables_6_and_26_are_read_from_the_recorded_run() -> None:
     """No weights needed: each example's prediction and attention come from the record (a fresh clone renders
     the committed table)."""
-    from mwplib.attention_analysis import recorded_examples
-    from mwplib.examples import EXAMPLES
+    from mwplib.svamp.attention import recorded_examples
+    from mwplib.svamp.attention_examples import EXAMPLES
     from mwplib.text import encode_text
 
     predictions = []

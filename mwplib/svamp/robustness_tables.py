@@ -1,8 +1,8 @@
 """SVAMP's tables and figures with the paper's values beside ours (notebooks 02_question_removal and
 04_svamp), built from run records of `mwplib.runs` and evaluations of `mwplib.transfer` through the
-prediction-level analyses of `mwplib.analysis`.
+prediction-level analyses of `mwplib.svamp.prediction_analysis`.
 
-Paper values are the published numbers of `mwplib.papers` (RoBERTa for R); ours label a pretrained encoder R
+Paper values are the published numbers of `mwplib.svamp.paper_numbers` (RoBERTa for R); ours label a pretrained encoder R
 with its name (MiniLM stands in for RoBERTa). Accuracies are pooled over the folds that were run, in %.
 """
 from __future__ import annotations
@@ -14,15 +14,17 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from . import expr, metrics
-from .analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, Correctness, accuracy_by_numbers, correctness,
-                       easy_hard_partition, percent, removal_ablation, svamp_subset_ids)
-from .papers import (PAPER_BEST_MODEL, PAPER_SVAMP_CV, PAPER_TABLE_3, PAPER_TABLE_4, PAPER_TABLE_5, PAPER_TABLE_10,
-                     PAPER_TABLE_11, PAPER_TABLE_12, PAPER_TABLE_13, PAPER_TABLE_14, PAPER_TABLE_15)
-from .problem import Problem
-from .report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
-from .runs import SVAMP_DATASET, embedding_label, stand_in_note
-from .significance import paired_difference
+from .. import expr, metrics
+from ..metrics import correctness, percent
+from ..problem import Problem
+from ..report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
+from ..runs import SVAMP_DATASET, embedding_label, stand_in_note
+from ..significance import Correctness, paired_difference
+from .paper_numbers import (PAPER_BEST_MODEL, PAPER_MAJORITY_BASELINE, PAPER_SVAMP_CV, PAPER_TABLE10, PAPER_TABLE11,
+                            PAPER_TABLE12, PAPER_TABLE13, PAPER_TABLE14, PAPER_TABLE15, PAPER_TABLE3, PAPER_TABLE4,
+                            PAPER_TABLE5)
+from .prediction_analysis import (OPERATION_OF_TYPE, VARIATION_LABELS, accuracy_by_numbers, easy_hard_partition,
+                                  removal_ablation, svamp_subset_ids)
 
 #: Model names of `mwplib.models` → the paper's names.
 MODEL_LABELS = {"seq2seq": "Seq2Seq", "gts": "GTS", "graph2tree": "Graph2Tree", "transformer": "Transformer",
@@ -69,7 +71,7 @@ def _folds_note(runs: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, A
     return "; ".join(filter(None, (missing, stand_in_note(runs))))
 
 
-def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
+def table3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
             released: Sequence[Mapping[str, Any]] = (), grid: Grid = ((), (), ())) -> pd.DataFrame:
     """SVAMP Tables 3 and 17 (notebook 02): accuracy (%) without questions, trained with them, pooled over
     the folds run, beside the paper (which reports R models only). `ours` uses our question removal; given
@@ -80,7 +82,7 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
         kept, (bare, *on_released) = _evaluated(runs, without, *([released] if released else []))
         row = {"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding), "dataset": dataset,
                "folds": len(kept), "n": len(correctness(bare)), "with question": percent(correctness(kept)),
-               "paper": PAPER_TABLE_3.get((model, dataset)) if embedding != "scratch" else None,
+               "paper": PAPER_TABLE3.get((model, dataset)) if embedding != "scratch" else None,
                "ours": percent(correctness(bare))}
         if released:
             row["released files"] = percent(correctness(on_released[0]))
@@ -89,7 +91,7 @@ def table_3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     return by_validation(paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n", "with question"]))
 
 
-def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
+def table4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
             grid: Grid = ((), (), ())) -> pd.DataFrame:
     """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems, pooled
     over the `folds` evaluated both ways; every cell of `grid` (models, embeddings, datasets) gets its rows, run
@@ -98,7 +100,7 @@ def table_4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str,
     for (model, embedding, dataset), runs in group_runs(records, *grid).items():
         kept, (bare,) = _evaluated(runs, without)
         cells = easy_hard_partition(correctness(kept), correctness(bare))
-        paper = PAPER_TABLE_4.get((model, dataset)) if embedding != "scratch" else None
+        paper = PAPER_TABLE4.get((model, dataset)) if embedding != "scratch" else None
         for i, part in enumerate(("easy", "hard")):
             rows.append({"model": MODEL_LABELS.get(model, model), "emb": embedding_label(embedding),
                          "dataset": dataset, "folds": len(kept), "part": part.capitalize(), "n": cells[f"{part}_n"],
@@ -153,7 +155,7 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
     return kept
 
 
-def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
+def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
              embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
@@ -168,7 +170,7 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
     rows = []
     for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items():
         correct = correctness(runs)
-        paper = PAPER_TABLE_10.get(model)
+        paper = PAPER_TABLE10.get(model)
         for subset, ids in svamp_subset_ids(scored_problems(problems, correct)).items():
             typed = (f"by the CSV's Type; SVAMP.json's gives n = {by_json[subset]}"
                      if subset in by_json and by_json[subset] != len(ids) else "")
@@ -180,7 +182,7 @@ def table_10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], 
     return by_validation(paper_vs_ours(rows, keys=["subset", "model", "emb"]))
 
 
-def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
+def table11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
              asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
              models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
     """SVAMP Tables 11 and 17 (notebook 04): accuracy (%) without questions on SVAMP (trained on MAWPS +
@@ -190,7 +192,7 @@ def table_11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence
     for name, dataset, records, without, column in (("SVAMP", SVAMP_DATASET, svamp_records, svamp_without, 0),
                                                     ("ASDiv-A", "asdiv-a", asdiv_records, asdiv_without, 1)):
         for (model, embedding, _), runs in group_runs(records, models, embeddings, [dataset]).items():
-            paper = PAPER_TABLE_11.get(model) if embedding != "scratch" else None
+            paper = PAPER_TABLE11.get(model) if embedding != "scratch" else None
             kept, (bare,) = _evaluated(runs, without)
             scored = correctness(bare)
             rows.append({"test set": f"{name} w/o questions", "model": MODEL_LABELS.get(model, model),
@@ -289,7 +291,7 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
     :func:`best_by_protocol`; notebook 04): the number of removed examples and the change in accuracy (points), each
     beside the paper (whose best model is Graph2Tree with RoBERTa); column ``model`` names ours, and a change its
     Fisher p (the removed problems' accuracy against the rest's: can this test set tell them apart?)."""
-    paper = PAPER_TABLE_13 if by == "category" else PAPER_TABLE_14
+    paper = PAPER_TABLE13 if by == "category" else PAPER_TABLE14
     rows = []
     for chosen_by, runs in best.items():
         correct = correctness(runs)
@@ -303,7 +305,7 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
     return by_validation(paper_vs_ours(rows, keys=["best model by", "model", "removed " + by, "measure"]))
 
 
-def table_15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Problem],
+def table15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Problem],
              asdiv_records: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
     """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
     MAWPS + ASDiv-A) vs ASDiv-A cross-validation (the same model's runs among `asdiv_records`), for the best model
@@ -317,7 +319,7 @@ def table_15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Pr
             for _, row in frame.iterrows():
                 rows.append({"best model by": chosen_by, "dataset": name, "model": model_label(runs),
                              "numbers": row["numbers"], "n": row["n"],
-                             "paper": PAPER_TABLE_15[name].get(row["numbers"]), "ours": row["accuracy"]})
+                             "paper": PAPER_TABLE15[name].get(row["numbers"]), "ours": row["accuracy"]})
     return by_validation(paper_vs_ours(rows, keys=["best model by", "dataset", "model", "numbers", "n"]))
 
 
@@ -420,19 +422,19 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
     return fig
 
 
-def table_5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),
-            datasets: Sequence[str] = tuple(PAPER_TABLE_5)) -> pd.DataFrame:
+def table5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),
+            datasets: Sequence[str] = tuple(PAPER_TABLE5)) -> pd.DataFrame:
     """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per embedding and
     dataset, every cell listed, run or not."""
     rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
              "n": sum(r["n_test"] for r in runs),
-             "paper": PAPER_TABLE_5[d][e != "scratch"] if d in PAPER_TABLE_5 else None,
+             "paper": PAPER_TABLE5[d][e != "scratch"] if d in PAPER_TABLE5 else None,
              "ours": percent(correctness(runs)), BEST_TEST_EPOCH: best_test_epoch(runs)}
             for (m, e, d), runs in group_runs(records, ["constrained"], embeddings, datasets).items()]
     return by_validation(paper_vs_ours(rows, keys=["model", "emb", "dataset", "folds", "n"]))
 
 
-def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
+def table12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
              embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
     (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not. Each
@@ -447,8 +449,8 @@ def table_12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], tes
         correct = correctness(runs)
         paired = paired_difference(majority, correct) if runs else {"mcnemar_p": None}
         rows.append({"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "n": len(correct),
-                     "paper": PAPER_TABLE_12[e != "scratch"], "ours": percent(correct),
+                     "paper": PAPER_TABLE12[e != "scratch"], "ours": percent(correct),
                      BEST_TEST_EPOCH: best_test_epoch(runs), VS_MAJORITY: p_value(paired["mcnemar_p"])})
     rows.append({"model": "Majority Template Baseline", "emb": "", "n": len(evaluated),
-                 "paper": metrics.MAJORITY_BASELINE_PAPER["svamp"], "ours": percent(majority), VS_MAJORITY: ""})
+                 "paper": PAPER_MAJORITY_BASELINE["svamp"], "ours": percent(majority), VS_MAJORITY: ""})
     return by_validation(paper_vs_ours(rows, keys=["model", "emb", "n"]))

@@ -17,9 +17,9 @@ from fractions import Fraction
 from functools import reduce
 from typing import Any, Mapping, Sequence
 
-from . import expr
-from .data.gold import bindings
-from .problem import Problem
+from .. import expr
+from ..data.gold import bindings
+from ..problem import Problem
 
 #: The members MathEN combines (names in `mwplib.models.MODELS`).
 MEMBERS = ("seq2seq", "convs2s", "transformer")

@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import runs
-from .data import load_cv
-from .examples import EXAMPLES, PaperExample
-from .problem import Problem
-from .profiles import Profile
-from .report import paper_vs_ours, save_figure
-from .runkey import RunSpec
-from .solver import Solution, Solver, solution_from
-from .text import encode_text
+from .. import runs
+from ..data import load_cv
+from ..problem import Problem
+from ..profiles import Profile
+from ..report import paper_vs_ours, save_figure
+from ..runkey import RunSpec
+from ..solver import Solution, Solver, solution_from
+from ..text import encode_text
+from .attention_examples import EXAMPLES, PaperExample
 
 Attention = Sequence[Sequence[float]]
 

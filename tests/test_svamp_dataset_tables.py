@@ -7,7 +7,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from mwplib import stats
+from mwplib.mawps import overlap
+from mwplib.svamp import dataset_tables
 from mwplib.problem import Problem
 from mwplib.profiles import PROFILES
 
@@ -39,20 +40,20 @@ def test_lexicon_diversity_equals_one_minus_max_symmetric_bleu():
     docs.append(list(docs[3]))  # an exact duplicate has LD 0
     expected = [1 - max((reference_bleu(d, e) + reference_bleu(e, d)) / 2
                         for j, e in enumerate(docs) if j != i) for i, d in enumerate(docs)]
-    got = stats.lexicon_diversity(docs)
+    got = dataset_tables.lexicon_diversity(docs)
     np.testing.assert_allclose(got, expected, atol=1e-9)
     assert got[3] == pytest.approx(0.0) and got[-1] == pytest.approx(0.0)
     assert 0 < got.mean() < 1
     with pytest.raises(ValueError, match="at least 2"):
-        stats.lexicon_diversity([["a"]])
+        dataset_tables.lexicon_diversity([["a"]])
 
 
 def test_cld_tokens_normalise_numbers_names_and_stop_words():
-    (tokens,) = stats.cld_tokens([make("a", "Mary bought 12 apples and she ate 3 of the apples.")])
+    (tokens,) = dataset_tables.cld_tokens([make("a", "Mary bought 12 apples and she ate 3 of the apples.")])
     assert tokens.count("<num>") == 2 and "<person>" in tokens
     assert "apple" in tokens and "buy" in tokens
     assert not {"the", "and", "she", "of", ".", "12", "mary"} & set(tokens)
-    (kept,) = stats.cld_tokens([make("a", "Mary bought 12 apples and she ate 3 of the apples.")],
+    (kept,) = dataset_tables.cld_tokens([make("a", "Mary bought 12 apples and she ate 3 of the apples.")],
                                remove_stop_words=False)
     assert {"the", "and", "of"} <= set(kept) and set(tokens) < set(kept)
 
@@ -62,38 +63,38 @@ def test_equation_templates_and_dataset_statistics(monkeypatch):
                 make("c", "t", prefix=("-", "*", "N0", "N1", "N2"), numbers=("1", "2", "3")),
                 make("d", "t", prefix=("*", "N0", "100"), numbers=("5",)),
                 make("e", "t", prefix=())]  # a problem without a single-unknown equation is counted apart
-    assert stats.equation_template(problems[1]) == ("+", "n", "n")
-    assert stats.equation_template(problems[3]) == ("*", "n", "n")
-    monkeypatch.setattr(stats, "corpus_lexicon_diversity", lambda ps: float(len(ps)))  # no spaCy here
-    out = stats.dataset_statistics(problems)
+    assert dataset_tables.equation_template(problems[1]) == ("+", "n", "n")
+    assert dataset_tables.equation_template(problems[3]) == ("*", "n", "n")
+    monkeypatch.setattr(dataset_tables, "corpus_lexicon_diversity", lambda ps: float(len(ps)))  # no spaCy here
+    out = dataset_tables.dataset_statistics(problems)
     assert out["n_problems"] == 5 and out["n_with_equation"] == 4
     assert out["n_templates"] == 3
     assert out["avg_operators"] == pytest.approx((1 + 1 + 2 + 1) / 4)
-    assert stats.dataset_statistics(problems, cld_sample=3)["cld_sample"] == 3
-    assert list(stats.template_frequencies(problems)) == [2, 1, 1]
+    assert dataset_tables.dataset_statistics(problems, cld_sample=3)["cld_sample"] == 3
+    assert list(dataset_tables.template_frequencies(problems)) == [2, 1, 1]
     with pytest.raises(ValueError, match="test#e"):
-        stats.n_operators(problems[4])
+        dataset_tables.n_operators(problems[4])
 
 
 def test_mawps_template_is_ordered_and_shared_across_the_equals_sign():
     same1 = make("a", "t", equation="X=((12.0*2.0)+7.0)")
     same2 = make("b", "t", equation="x = (6*15)+105")
     other = make("c", "t", equation="(6*15)+105=x")
-    assert stats.mawps_template(same1) == stats.mawps_template(same2)
-    assert stats.mawps_template(same1) != stats.mawps_template(other)
-    assert stats.mawps_template(make("d", "t", equation="70-x=27")) == "a - x = b"
+    assert overlap.mawps_template(same1) == overlap.mawps_template(same2)
+    assert overlap.mawps_template(same1) != overlap.mawps_template(other)
+    assert overlap.mawps_template(make("d", "t", equation="70-x=27")) == "a - x = b"
     repeated = make("r", "t", equation="X=(7.0+7.0)")
-    assert stats.mawps_template(repeated) == "x = a + a"
-    assert stats.mawps_template(repeated, "positional") == "x = a + b"
+    assert overlap.mawps_template(repeated) == "x = a + a"
+    assert overlap.mawps_template(repeated, "positional") == "x = a + b"
     with pytest.raises(ValueError, match="test#e"):
-        stats.mawps_template(make("e", "t", equation="x=1=2"))
+        overlap.mawps_template(make("e", "t", equation="x=1=2"))
 
 
 def test_template_overlap_counts_pairs_with_equal_templates():
     problems = [make("a", "t", equation="x=1+2"), make("b", "t", equation="x=5+9"),
                 make("c", "t", equation="x=5-9"), make("d", "t", equation="x=7+7")]  # 7+7 is a + a
-    assert stats.template_overlap(problems) == pytest.approx(1 / 6)
-    assert stats.template_overlap(problems, "positional") == pytest.approx(3 / 6)  # 7+7 is a + b
+    assert overlap.template_overlap(problems) == pytest.approx(1 / 6)
+    assert overlap.template_overlap(problems, "positional") == pytest.approx(3 / 6)  # 7+7 is a + b
 
 
 def test_compare_templates_names_the_problems_behind_a_difference():
@@ -101,7 +102,7 @@ def test_compare_templates_names_the_problems_behind_a_difference():
              make("c", "t", prefix=("+", "N0", "-", "N0", "N1"))]
     second = [make("a", "t", prefix=("+", "N1", "N0")), make("b", "t", prefix=("-", "N0", "N1")),
               make("c", "t", prefix=("-", "+", "N0", "N0", "N1"))]
-    diff = stats.compare_templates(first, second).set_index("template")
+    diff = dataset_tables.compare_templates(first, second).set_index("template")
     assert set(diff.index) == {"+ n - n n", "- + n n n"}
     assert diff.loc["+ n - n n", "first"] == 1 and diff.loc["+ n - n n", "second"] == 0
     assert diff.loc["- + n n n", "problems"] == "c"
@@ -118,8 +119,8 @@ def test_lexical_overlap_is_mean_pairwise_jaccard_of_unigrams_and_bigrams():
 
     sets = [grams(t) for t in texts]
     jaccard = [len(a & b) / len(a | b) for a, b in combinations(sets, 2)]
-    assert stats.lexical_overlap(problems) == pytest.approx(np.mean(jaccard))
-    assert stats.lexical_overlap_matrix(problems)[0, 3] == pytest.approx(len(sets[0] & sets[3]) /
+    assert overlap.lexical_overlap(problems) == pytest.approx(np.mean(jaccard))
+    assert overlap.lexical_overlap_matrix(problems)[0, 3] == pytest.approx(len(sets[0] & sets[3]) /
                                                                          len(sets[0] | sets[3]))
 
 
@@ -127,8 +128,8 @@ def test_reduce_overlap_lexical_is_the_greedy_minimiser_and_lowers_overlap():
     rng = random.Random(1)
     words = ["apples", "pears", "has", "buys", "sells", "Tom", "Ann", "more", "total", "each", "box"]
     problems = [make(str(i), " ".join(rng.choice(words) for _ in range(rng.randint(4, 9)))) for i in range(30)]
-    subset = stats.reduce_overlap(problems, 15, "lexical")
-    matrix = stats.lexical_overlap_matrix(problems)
+    subset = overlap.reduce_overlap(problems, 15, "lexical")
+    matrix = overlap.lexical_overlap_matrix(problems)
     np.fill_diagonal(matrix, 0.0)
     chosen = [int(p.id) for p in subset]
     assert len(set(chosen)) == 15
@@ -137,22 +138,22 @@ def test_reduce_overlap_lexical_is_the_greedy_minimiser_and_lowers_overlap():
         rest = [i for i in range(30) if i not in chosen[:step]]
         best = min(matrix[i, chosen[:step]].sum() for i in rest)
         assert matrix[chosen[step], chosen[:step]].sum() == pytest.approx(best)
-    assert stats.lexical_overlap(subset) < stats.lexical_overlap(problems)
+    assert overlap.lexical_overlap(subset) < overlap.lexical_overlap(problems)
 
 
 def test_reduce_overlap_template_adds_new_templates_first_and_is_seeded():
     equations = ["x=1+2"] * 6 + ["x=1-2"] * 3 + ["x=1*2", "x=1/2"]
     problems = [make(str(i), "t", equation=e) for i, e in enumerate(equations)]
-    subset = stats.reduce_overlap(problems, 6, "template", seed=0)
-    templates = [stats.mawps_template(p) for p in subset]
+    subset = overlap.reduce_overlap(problems, 6, "template", seed=0)
+    templates = [overlap.mawps_template(p) for p in subset]
     assert len(set(templates[:4])) == 4  # every template once before any repeat
     assert Counter(templates) == Counter({"x = a + b": 2, "x = a - b": 2, "x = a * b": 1, "x = a / b": 1})
-    assert [p.id for p in stats.reduce_overlap(problems, 6, "template", seed=0)] == [p.id for p in subset]
-    assert stats.template_overlap(subset) < stats.template_overlap(problems)
+    assert [p.id for p in overlap.reduce_overlap(problems, 6, "template", seed=0)] == [p.id for p in subset]
+    assert overlap.template_overlap(subset) < overlap.template_overlap(problems)
     with pytest.raises(ValueError, match="k=0"):
-        stats.reduce_overlap(problems, 0)
+        overlap.reduce_overlap(problems, 0)
     with pytest.raises(ValueError, match="kind"):
-        stats.reduce_overlap(problems, 2, "grammar")
+        overlap.reduce_overlap(problems, 2, "grammar")
 
 
 def test_overlap_table_subsamples_under_the_profile_and_lists_what_cannot_be_reproduced():
@@ -162,7 +163,7 @@ def test_overlap_table_subsamples_under_the_profile_and_lists_what_cannot_be_rep
     subsets = {name: [make(f"{name}{i}", " ".join(rng.choice(words) for _ in range(6)),
                            equation=f"x={rng.randint(1, 9)}{rng.choice(ops)}{rng.randint(1, 9)}")
                       for i in range(n)] for name, n in (("SingleOp", 200), ("AddSub", 40))}
-    table = stats.overlap_table(subsets, PROFILES["smoke"])
+    table = overlap.overlap_table(subsets, PROFILES["smoke"])
     ours = table.set_index(["subset", "statistic"])
     assert ours.loc[("SingleOp", "lexical overlap of D (%)"), "n"] == 120  # smoke's overlap_limit
     assert ours.loc[("AddSub", "lexical overlap of D (%)"), "n"] == 40
@@ -177,7 +178,7 @@ def test_overlap_table_subsamples_under_the_profile_and_lists_what_cannot_be_rep
 
 
 def test_cld_parse_cache_is_keyed_by_the_parsing_code(tmp_path, monkeypatch):
-    monkeypatch.setattr(stats.paths, "cache_dir", lambda name: tmp_path)
+    monkeypatch.setattr(dataset_tables.paths, "cache_dir", lambda name: tmp_path)
 
     def parse_a(texts):
         return [[("a", False)] for _ in texts]
@@ -186,8 +187,8 @@ def test_cld_parse_cache_is_keyed_by_the_parsing_code(tmp_path, monkeypatch):
         return [[("b", False)] for _ in texts]
 
     problems = [make("p", "Mary bought 12 apples.")]
-    monkeypatch.setattr(stats, "_parse_for_cld", parse_a)
-    assert stats.cld_tokens(problems) == [("a",)]
-    monkeypatch.setattr(stats, "_parse_for_cld", parse_b)
-    assert stats.cld_tokens(problems) == [("b",)]  # not the cached parse of the old code
+    monkeypatch.setattr(dataset_tables, "_parse_for_cld", parse_a)
+    assert dataset_tables.cld_tokens(problems) == [("a",)]
+    monkeypatch.setattr(dataset_tables, "_parse_for_cld", parse_b)
+    assert dataset_tables.cld_tokens(problems) == [("b",)]  # not the cached parse of the old code
     assert len(list(tmp_path.iterdir())) == 2

@@ -7,14 +7,15 @@ Accuracies are pooled (correct / problems) and reported in percent, as the paper
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 import pandas as pd
 
-from . import expr, metrics
-from .problem import Problem
-from .significance import Correctness, same_ids, unpaired_difference
+from .. import expr, metrics
+from ..metrics import percent
+from ..problem import Problem
+from ..significance import Correctness, same_ids, unpaired_difference
 
 #: SVAMP's variation codes (data/SOURCES.md) → the paper's Table 14 label.
 VARIATION_LABELS: dict[str, str] = {
@@ -27,26 +28,6 @@ CATEGORIES = ("Question Sensitivity", "Reasoning Ability", "Structural Invarianc
 OPERATION_OF_TYPE = {"Addition": "ADD", "Subtraction": "SUB", "Multiplication": "MUL",
                      "Common-Division": "DIV", "Common-Divison": "DIV"}
 SUBSETS = ("Full Set", "One-Op", "Two-Op", "ADD", "SUB", "MUL", "DIV")
-
-
-def correctness(records: Iterable[Mapping[str, Any]]) -> dict[str, bool]:
-    """Problem id → correct, pooled over run records of `mwplib.runs` (e.g. the five folds of one model).
-
-    A problem id predicted twice (the same problem in two folds' test sets) raises: pooling would count it
-    twice."""
-    out: dict[str, bool] = {}
-    for record in records:
-        for prediction in record["predictions"]:
-            if prediction["id"] in out:
-                raise ValueError(f"problem {prediction['id']} predicted twice (run {record.get('key')})")
-            out[prediction["id"]] = bool(prediction["correct"])
-    return out
-
-
-def percent(correct: Correctness, ids: Iterable[str] | None = None) -> float:
-    """Pooled accuracy in % over `ids` (default: all of `correct`); NaN for an empty set."""
-    ids = list(correct) if ids is None else list(ids)
-    return 100 * sum(bool(correct[i]) for i in ids) / len(ids) if ids else float("nan")
 
 
 # -------------------------------------------------------------------------------- Table 4: Easy / Hard

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import expr
-from .numbers import map_equation
-from .problem import Problem
-from .text import extract_numbers
+from .. import expr
+from ..numbers import map_equation
+from ..problem import Problem
+from ..text import extract_numbers
 
 
 @dataclass(frozen=True)
