@@ -2,18 +2,19 @@
 uses (each paper's claims are its folder's `findings`: `mwplib.svamp.findings`, `mwplib.compositional.findings`,
 `mwplib.derivation.experiments`).
 
-
-import math
-from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
-
-from .svamp.model_tables import MAJORITY as MAJORITY_TEMPLATE
-from .svamp.paper_numbers import PAPER_SVAMP_CV, PAPER_TABLE10
-from .report import p_value
-from .significance import unpaired_difference
-from .svamp.robustness_tables import REMOVED_VS_REST, VS_MAJORITY, WITH_VS_WITHOUT, WITHOUT_SVAMP, first_best
+A paper states each finding by comparing two of its numbers. We make the same comparison
+on the same cells of our tables, written as a difference the claim says is positive, with the paper's difference
+beside ours. ``holds`` is "yes" when ours is positive (the claim's way) and, for a difference of two measured cells
+where the paper's is positive, at least :data:`SIZE` of the paper's: an effect of a third of the paper's says
+"smaller (0.33 of the paper's)", neither held nor not. A difference from a fixed share ("over half are solved"), a
+rank ("the best model", "the lowest gap"), a direction ("in the paper's direction") or "marginally" is judged by its
+sign, since the claim is about the share, the order or the direction, not the paper's margin.
+A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict; one
+against a fixed share whose accuracy lies within the 95 % interval of its test size says "within noise", and one
+on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown". A difference of two accuracies carries the p of
+a noise test (the ``p`` column; `mwplib.significance`) and reads "within noise" at p ≥ :data:`SIGNIFICANCE`:
+McNemar's where both sides scored the same problems (two runs, or two metrics of one run), Fisher's where they
+scored different ones (two test sets, two parts of one).
 """
 from __future__ import annotations
 
@@ -30,17 +31,13 @@ from .significance import unpaired_difference
 #: paper's effect is there, not only its sign); below it the verdict says "smaller" and gives the ratio.
 SIZE = 0.5
 
-
 #: The largest exact McNemar p-value at which a difference of two runs on one test set counts as a difference
 #: (`significance.paired_difference`): above it the verdict reads "within noise", whatever its size.
 SIGNIFICANCE = 0.05
 
-
 #: Fewest test problems a table cell needs to enter a finding: below it one problem moves the cell by over 5
 #: points (Table 15's "4 numbers" cell of one ASDiv-A fold holds 5).
 MIN_PROBLEMS = 20
-
-
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.96
 

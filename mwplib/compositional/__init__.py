@@ -4,6 +4,7 @@ Modules: `sentences` (a problem as sentences with their numbers; new problems as
 checked), `divergence` (Chernoff coefficient, atom and compound divergence), `atoms` (quantities labelled by
 the cluster of their context; atoms and compounds of an expression tree), `splits` (the greedy DBCA split,
 I.I.D. splits, the divergence ladder, split files), `synthesis` (the rule table and the SD synthetic set),
-`augment` (alternative fragments, operations 1 and 2, the data ranker, Algorithm 1), `experiments` (the
-paper's tables and figures).
+`augment` (alternative fragments, operations 1 and 2, the data ranker, Algorithm 1), `mathen` (the MathEN
+ensemble), `training` (the methods and +DA chains), `experiments` (the paper's tables and figures),
+`paper_numbers` (every value the paper prints), `findings` (its claims, judged on our tables).
 """

@@ -21,9 +21,6 @@ from .synthesis import SDSet, labelled
 AUDIT_DIR = ROOT / "results" / "audit"
 COLUMNS = ("id", "group", "stratum", "text", "expression", "answer", "verdict", "reason")
 VERDICTS = ("acceptable", "flawed")
-#: what the paper reports for its own generated data: SD proofread by hand to valid (§III-B); 83–84 % of the
-#: augmented problems judged qualified by its raters (§V-D)
-PAPER_SHARE = {"SD": "proofread by hand (§III-B)", "augmentation": "83–84 % qualified (§V-D)"}
 
 
 class AuditError(ValueError):

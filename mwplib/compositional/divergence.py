@@ -19,9 +19,7 @@ ATOM_ALPHA = 0.1
 COMPOUND_ALPHA = 0.5
 #: (atoms, compounds) as Keysers et al. and the code Lan et al. cite choose them; Table I prints both conventions
 KEYSERS_ALPHAS = (0.5, 0.1)
-#: Lan et al.'s sentence, quoted beside the other convention in Table I
-PAPER_ALPHA_SENTENCE = ("Following previous implementation, α in DBCA is set as 0.1 and 0.5 for DBCA^a and "
-                        "DBCA^c, respectively.")
+
 
 
 def chernoff_coefficient(p: Mapping[str, float], q: Mapping[str, float], alpha: float) -> float:

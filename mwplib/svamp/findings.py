@@ -20,10 +20,8 @@ from .robustness_tables import REMOVED_VS_REST, VS_MAJORITY, WITHOUT_SVAMP, WITH
 #: model's), read as over half, in %.
 MAJORITY = 50.0
 
-
 #: The largest attention weight on one token that counts as attending "to a single word" (§4.2 gives no number).
 ONE_HOT = 0.9
-
 
 #: "Similar" average operators per problem (§5.2, Table 9): SVAMP's and ASDiv-A's differ by less than this (the
 #: paper's by 0.01, MAWPS's from either by over 0.5).
