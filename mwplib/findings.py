@@ -76,7 +76,7 @@ def comparison(finding: str, label: str, a: Cell, b: Cell, by_sign: bool = False
     `by_sign` (a claim of rank, direction or "marginally": see the module's docstring); a float side is a fixed
     reference, judged by sign."""
     return verdict(finding, label, cell_value(a, "paper") - cell_value(b, "paper"), cell_value(a, "ours") - cell_value(b, "ours"),
-                sized=not by_sign and not isinstance(b, float))
+                   sized=not by_sign and not isinstance(b, float))
 
 
 def _in_size(row: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +125,7 @@ def tested(row: dict[str, Any], p: float, test: str) -> dict[str, Any]:
 
 
 def significant(row: dict[str, Any], paired: pd.DataFrame | None, column: str = "McNemar p", **keys: Any
-                 ) -> dict[str, Any]:
+                ) -> dict[str, Any]:
     """`row` (two runs on one test set) with its McNemar p-value from `paired` (`column` of the row of `paired`
     whose key columns equal `keys`, a number or its text), judged "within noise" instead of a verdict when
     p ≥ :data:`SIGNIFICANCE`."""
@@ -136,11 +136,12 @@ def significant(row: dict[str, Any], paired: pd.DataFrame | None, column: str = 
     return tested(row, float(p), f"McNemar p = {{p}}, n = {int(found['n'].iloc[0])}")
 
 
-def unpaired(row: dict[str, Any], a: Cell, b: Cell) -> dict[str, Any]:
+def unpaired(row: dict[str, Any], a: Cell, b: Cell, column: str = "ours") -> dict[str, Any]:
     """`row` (accuracy a − accuracy b on different problems: two test sets, or two parts of one) with Fisher's exact
-    p of the two shares, each side's size from its table's ``n`` column; "within noise" when p ≥
-    :data:`SIGNIFICANCE`. A side without ``n`` (or a verdict of no result, or not shown) is left as it is."""
-    sides = [(cell_value(side, "ours"), cell_value(side, "n")) for side in (a, b)
+    p of the two shares (`column` of each side, in %), each side's size from its table's ``n`` column; "within
+    noise" when p ≥ :data:`SIGNIFICANCE`. A side without ``n`` (or a verdict of no result, or not shown) is left as
+    it is."""
+    sides = [(cell_value(side, column), cell_value(side, "n")) for side in (a, b)
              if not isinstance(side, float) and "n" in side[0].columns]
     if len(sides) < 2 or row["holds"] not in ("yes", "no") or not min(n for _, n in sides) > 0:
         return row

@@ -25,7 +25,7 @@ def tables():
             ("LSTM", "sd-zh"): [record(1, val=0.8)], ("LSTM", "sd-en"): [record(4)]}
     da = {("GTS", "mawps-comdiv-pooled", "+DA"): [[record(5)], [record(6, n_train=120)]],
           ("GTS", "sd-zh", "+DA"): [[record(1)], [record(3, n_train=130)]]}
-    table2 = experiments.table2(runs, da, get_profile("quick"))
+    table2 = experiments.table2(runs, da, get_profile("quick"), {"sd-zh": 10, "sd-en": 10})
     return runs, da, table2
 
 
@@ -39,6 +39,7 @@ def test_table2_cells_protocols_and_rel_gap(tables):
     assert cell(table2, method="GTS", dataset="MAWPS", split="ComDiv", column="paper") == 48.4
     assert cell(table2, method="LSTM", dataset="MAWPS", split="ComDiv", column="ours, best test epoch") == 30.0
     assert cell(table2, method="LSTM", dataset="SD", split="valid", **{"run dataset": "sd-zh"}) == 80.0
+    assert cell(table2, column="n", method="LSTM", dataset="SD", split="valid", **{"run dataset": "sd-zh"}) == 10
     assert cell(table2, method="GTS+DA", dataset="SD", split="test") == 30.0
     assert cell(table2, method="GTS", dataset="MAWPS", split="Rel. Gap") == pytest.approx(80 / 50 - 1)
     # SD's Rel. Gap is the Chinese SD's (the paper's), even with an English SD beside it; no paper value there
@@ -55,7 +56,8 @@ def test_findings_signs_follow_the_cells(tables):
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame())
     by = claims.set_index("comparison")
     assert by.loc["GTS MAWPS: I.I.D. − ComDiv", "ours"] == pytest.approx(30.0)
-    assert by.loc["GTS MAWPS: I.I.D. − ComDiv", "holds"] == "yes"
+    # two test sets of 10 problems each: 8 against 5 right is within noise by Fisher's exact test
+    assert by.loc["GTS MAWPS: I.I.D. − ComDiv", "holds"] == "within noise (Fisher p = 0.35, n = 10 and 10)"
     assert by.loc["MAWPS: Rel. Gap LSTM − GTS", "ours"] == pytest.approx((70 / 20 - 1) - (80 / 50 - 1))
     assert by.loc["GTS+DA − GTS: SD test", "ours"] == pytest.approx(20.0)
     assert by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "ours"] == pytest.approx(20.0 - 10.0)
@@ -69,6 +71,29 @@ def test_findings_signs_follow_the_cells(tables):
         f"{m} {d}: {a} − {b}" for m in ("LSTM", "GTS") for d, a, b in (("MAWPS", "I.I.D.", "ComDiv"),
                                                                      ("SD", "valid", "test"))} | {
         "GTS+DA SD: valid − test"}
+
+
+def test_a_loss_across_two_test_sets_holds_only_beyond_fishers_test():
+    """I.I.D. − ComDiv, SD valid − test, lexical − structural and the ladder's two ends each compare two sets of
+    problems: the row carries Fisher's p from the cells' ``n`` and reads "yes" only below 0.05."""
+    runs = {("GTS", "mawps-iid"): [record(80, of=100)], ("GTS", "mawps-comdiv-pooled"): [record(50, of=100)],
+            ("LSTM", "mawps-iid"): [record(55, of=100)], ("LSTM", "mawps-comdiv-pooled"): [record(50, of=100)]}
+    table2 = experiments.table2(runs, {}, get_profile("quick"))
+    assert cell(table2, column="n", method="GTS", dataset="MAWPS", split="ComDiv") == 100
+    assert math.isnan(cell(table2, column="n", method="GTS", dataset="MAWPS", split="Rel. Gap"))  # no test set
+    table3 = pd.DataFrame([{"method": "GTS", "part": "lexical", "n": 40, "paper": 51.3, "ours": 60.0},
+                           {"method": "GTS", "part": "structural", "n": 60, "paper": 2.9, "ours": 50.0}])
+    ladder = pd.DataFrame([{"dataset": "MAWPS", "split": "ladder-0.4", "DBCA^c re-drawn": 0.4, "accuracy": 70.0,
+                            "n": 200},
+                           {"dataset": "MAWPS", "split": "ladder-0.9", "DBCA^c re-drawn": 0.9, "accuracy": 40.0,
+                            "n": 200}])
+    claims = compositional_findings.compositional(table2, table3, pd.DataFrame(), ladder).set_index("comparison")
+    assert claims.loc["GTS MAWPS: I.I.D. − ComDiv", "holds"] == "yes"
+    assert float(claims.loc["GTS MAWPS: I.I.D. − ComDiv", "p"]) < 1e-4
+    assert claims.loc["LSTM MAWPS: I.I.D. − ComDiv", "holds"].startswith("within noise (Fisher p = ")
+    assert claims.loc["GTS: lexical − structural", "holds"].startswith("within noise (Fisher p = ")
+    assert claims.loc["MAWPS: accuracy at re-drawn DBCA^c 0.40 − at 0.90", "holds"] == "yes"
+    assert float(claims.loc["MAWPS: accuracy at re-drawn DBCA^c 0.40 − at 0.90", "p"]) < 1e-6
 
 
 def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):

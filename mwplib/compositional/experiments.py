@@ -13,7 +13,7 @@ import itertools
 import math
 import statistics
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -490,10 +490,19 @@ def _column(dataset: str) -> tuple[str, str]:
     return (pool, SPLIT_NAMES[name]) if pool != "sd" else ("sd", name)
 
 
-def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
+def validation_sizes(profile: Profile, seed: int = 0) -> dict[str, int]:
+    """Each SD set's validation problems under `profile` (Table II's SD valid column is scored on them)."""
+    return {dataset: len(_limited(split, profile)[1]) for dataset, split in datasets_for(profile, seed).items()
+            if dataset.startswith("sd-")}
+
+
+def table2(runs: dict, da: dict, profile: Profile, validation: Mapping[str, int] | None = None) -> pd.DataFrame:
     """Table II beside the paper, both protocols, Rel. Gap = Acc_IID / Acc_ComDiv − 1 per pool and SD. Every cell the
     paper prints has its row, ours empty and noted where no run is recorded (or the method is unavailable here); a
-    run the paper has no cell for (SD from English) has its row too."""
+    run the paper has no cell for (SD from English) has its row too. ``n`` is a cell's test problems, or for SD
+    valid its `validation` size (`validation_sizes`; none without it), so that a loss from one to the other can be
+    tested."""
+    validation = validation or {}
     rows = []
     cells = {(m, d): r for (m, d), r in runs.items()}
     cells.update({(f"{m}+DA", d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"})
@@ -502,7 +511,7 @@ def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
         missing = f"unavailable: {UNAVAILABLE[method]}" if method in UNAVAILABLE else "no run recorded"
         ran = sorted(d for m, d in cells if m == method and d not in (*printed, "sd-zh"))
         for dataset in [*printed, "sd-zh", *ran] if method in PAPER_TABLE2 else sorted(d for m, d in cells
-                                                                                           if m == method):
+                                                                                       if m == method):
             records = cells.get((method, dataset))
             pool, column = _column(dataset)
             paper = dict(zip(TABLE2_COLUMNS, PAPER_TABLE2.get(method, (None,) * 6) if dataset != "sd-en"
@@ -515,19 +524,21 @@ def table2(runs: dict, da: dict, profile: Profile) -> pd.DataFrame:
             if pool == "sd":
                 rows.append(_row(method, "SD", "valid", paper[("sd", "valid")],
                                  validation_accuracy(records) if records else float("nan"), float("nan"), note,
-                                 dataset))
+                                 dataset, validation.get(dataset) if records else None))
                 column = "test"
             key = ("sd", "test") if pool == "sd" else (pool, column)
-            rows.append(_row(method, pool, column, paper[key], ours, peer, note, dataset))
+            rows.append(_row(method, pool, column, paper[key], ours, peer, note, dataset,
+                             len(training.predictions(records)) if records else None))
     frame = pd.DataFrame(rows)
-    return pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
+    frame = pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
+    return frame.astype({"n": "Int64"}) if len(frame) else frame
 
 
 def _row(method: str, pool: str, column: str, paper: float | None, ours: float, peer: float, note: str,
-         dataset: str) -> dict[str, Any]:
+         dataset: str, n: int | None) -> dict[str, Any]:
     label = PAPER_NAMES.get(pool, pool)
     return {"method": method, "dataset": label, "split": column, "paper": paper, "ours": ours,
-            "ours, best test epoch": peer, "note": note, "run dataset": dataset}
+            "ours, best test epoch": peer, "n": n, "note": note, "run dataset": dataset}
 
 
 def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
@@ -544,7 +555,7 @@ def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
                       for col in ("ours", "ours, best test epoch")}
             paper = PAPER_REL_GAP.get(method, {}).get(dataset)  # as printed (MathEN SD: 11.7, recomputed 11.6)
             rows.append({"method": method, "dataset": dataset, "split": "Rel. Gap", "paper": paper, **values,
-                         "note": "", "run dataset": ""})
+                         "n": None, "note": "", "run dataset": ""})
     return pd.DataFrame(rows)
 
 
@@ -656,7 +667,8 @@ def ladder_table(ladder: dict, seed: int = 0) -> pd.DataFrame:
         record = datasets.split_files(pool, seed)[name]
         redrawn = [r["DBCA^c"] for r in datasets.redrawn(pool, seed) if r["split"] == name and r["alpha"] == "paper"]
         rows.append({"dataset": datasets.LABELS[pool], "split": name, "DBCA^c": record["compound_divergence"],
-                     REDRAWN: statistics.fmean(redrawn), "accuracy": accuracy(records)})
+                     REDRAWN: statistics.fmean(redrawn), "accuracy": accuracy(records),
+                     "n": len(training.predictions(records))})
     return pd.DataFrame(rows).sort_values(["dataset", REDRAWN], ignore_index=True) if rows else pd.DataFrame()
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..findings import (cell, comparison, counted, distinct, frame, matching, side_rows, significant, verdict,
-                        within_interval)
+from ..findings import (cell, comparison, counted, distinct, frame, matching, side_rows, significant, unpaired,
+                        verdict, within_interval)
 
 
 #: How a base method trained as many optimizer steps as its +DA run is named in notebook 06's paired tests
@@ -21,8 +21,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                   paired: pd.DataFrame | None = None, gaps: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 06 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
-    harder than lexical
-    ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
+    harder than lexical ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
     `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base (and
     against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
@@ -33,11 +32,10 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     zh = table2[table2["run dataset"].isin(["", "sd-zh"]) | ~table2["dataset"].eq("SD")]
     rows = []
     for k in distinct(zh[zh["split"].isin(["ComDiv", "test"])], ["method", "dataset"]):
-        first = "I.I.D." if k["dataset"] != "SD" else "valid"
-        rows.append(comparison("every method loses on the compositional split (Table II)",
-                               f"{k['method']} {k['dataset']}: {first} − {'ComDiv' if first == 'I.I.D.' else 'test'}",
-                               (zh, {**k, "split": first}), (zh, {**k, "split": "ComDiv" if first == "I.I.D."
-                                                                   else "test"})))
+        first, second = ("I.I.D.", "ComDiv") if k["dataset"] != "SD" else ("valid", "test")
+        a, b = (zh, {**k, "split": first}), (zh, {**k, "split": second})  # two test sets: Fisher's test
+        rows.append(unpaired(comparison("every method loses on the compositional split (Table II)",
+                                        f"{k['method']} {k['dataset']}: {first} − {second}", a, b), a, b))
     rel_gaps = zh[zh["split"] == "Rel. Gap"]
     for k in distinct(rel_gaps[rel_gaps["method"].isin(["LSTM", "Transformer", "MathEN"])], ["method", "dataset"]):
         if k["dataset"] != "SD":
@@ -47,19 +45,19 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                            (rel_gaps, {**k, "method": "GTS"}), by_sign=True),  # a rank
                 gaps, dataset=k["dataset"], a=k["method"]))
     for k in distinct(zh[zh["method"].str.endswith("+DA") & zh["split"].isin(["ComDiv", "test"])],
-                       ["method", "dataset", "split"]):
+                      ["method", "dataset", "split"]):
         base = k["method"].removesuffix("+DA")
         run_dataset = _cell_dataset(zh, k)
         helps = significant(comparison("data augmentation helps (Table II)", f"{k['method']} − {base}: "
-                                        f"{k['dataset']} {k['split']}", (zh, k), (zh, {**k, "method": base})),
-                             paired, a=k["method"], b=base, **{"run dataset": run_dataset})
+                                       f"{k['dataset']} {k['split']}", (zh, k), (zh, {**k, "method": base})),
+                            paired, a=k["method"], b=base, **{"run dataset": run_dataset})
         rows.append(helps)
         equal = {"a": k["method"], "b": base + EQUAL_STEPS, "run dataset": run_dataset}
         if not (same_steps := side_rows(paired, equal)).empty:
             rows.append(significant(verdict("data augmentation helps at equal optimizer steps (our control, §V-D)",
-                                          f"{k['method']} − {base} trained as many steps: {k['dataset']} "
-                                          f"{k['split']}", helps["paper"], float(same_steps["a − b"].iloc[0]),
-                                          sized=True), paired, **equal))
+                                            f"{k['method']} − {base} trained as many steps: {k['dataset']} "
+                                            f"{k['split']}", helps["paper"], float(same_steps["a − b"].iloc[0]),
+                                            sized=True), paired, **equal))
         if k["dataset"] == "SD":
             comdiv = zh[(zh["method"] == k["method"]) & (zh["split"] == "ComDiv")]
             for pool in comdiv["dataset"].drop_duplicates():
@@ -68,29 +66,31 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                            - cell(zh, column, method=base, dataset=pool, split="ComDiv"))
                         for column in ("paper", "ours")}
                 row = verdict("DA helps most on SD (Table II)", f"{k['method']}: gain on SD test − gain on "
-                           f"{pool} ComDiv", gain["paper"], gain["ours"], sized=True)
+                              f"{pool} ComDiv", gain["paper"], gain["ours"], sized=True)
                 if helps["holds"].startswith("within noise") and row["holds"] in ("yes", "no"):
                     row["holds"] = "within noise (the gain on SD test is)"  # the most of a gain that may be none
                 rows.append(row)
     for k in distinct(table3, ["method"]):
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
-        rows.append(counted(comparison("structural compositions are harder than lexical ones (Table III)",
-                                        f"{k['method']}: lexical − structural", lexical, structural),
-                             lexical, structural))
+        rows.append(unpaired(counted(comparison("structural compositions are harder than lexical ones (Table III)",
+                                                f"{k['method']}: lexical − structural", lexical, structural),
+                                     lexical, structural), lexical, structural))
     for dataset, part in ladder.groupby("dataset", sort=False) if len(ladder) else ():
-        low, high = part.iloc[0], part.iloc[-1]
-        rows.append(verdict("accuracy falls as DBCA^c rises (Fig. 5a)",
-                         f"{dataset}: accuracy at re-drawn DBCA^c {low['DBCA^c re-drawn']:.2f} − at "
-                         f"{high['DBCA^c re-drawn']:.2f}",
-                         float("nan"), low["accuracy"] - high["accuracy"]))
+        ends = part.iloc[[0, -1]]
+        low, high = ((ladder, {"dataset": dataset, "split": split}) for split in ends["split"])
+        divergence, accuracy = ends["DBCA^c re-drawn"].tolist(), ends["accuracy"].tolist()
+        rows.append(unpaired(verdict("accuracy falls as DBCA^c rises (Fig. 5a)",
+                                     f"{dataset}: accuracy at re-drawn DBCA^c {divergence[0]:.2f} − at "
+                                     f"{divergence[1]:.2f}", float("nan"), accuracy[0] - accuracy[1]),
+                             low, high, column="accuracy"))  # two test sets: Fisher's test
     for _, row in table4.iterrows() if len(table4) else ():
         full = table4[(table4["dataset"] == row["dataset"]) & (table4["variant"] == "+DA")]
         if row["variant"] != "+DA" and len(full):
             rows.append(significant(verdict("removing the ranker or an operation lowers +DA (Table IV)",
-                                          f"{row['dataset']}: +DA − ({row['variant']})",
-                                          full["paper (MathEN)"].iloc[0] - row["paper (MathEN)"],
-                                          full["ours"].iloc[0] - row["ours"], sized=True),
-                                     paired, a="+DA", b=row["variant"], **{"run dataset": row["run dataset"]}))
+                                            f"{row['dataset']}: +DA − ({row['variant']})",
+                                            full["paper (MathEN)"].iloc[0] - row["paper (MathEN)"],
+                                            full["ours"].iloc[0] - row["ours"], sized=True),
+                                    paired, a="+DA", b=row["variant"], **{"run dataset": row["run dataset"]}))
     return frame(rows)
 
 

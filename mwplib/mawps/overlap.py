@@ -190,7 +190,7 @@ def overlap_table(subsets: dict[str, list[Problem]], profile: Profile, seed: int
             left_out = f"left out: {'; '.join(errors)}" if kind == "template" and errors else ""
             for statistic, ours in values.items():
                 paper, claim = PAPER_CLAIMS.get((name, statistic), PAPER_CLAIMS.get((None, statistic),
-                                                                                       (None, "")))
+                                                                                    (None, "")))
                 rows.append({"subset": name, "n": len(data), "statistic": statistic, "paper": paper,
                              "ours": ours, "note": " | ".join(filter(None, (claim, left_out)))})
     for name, note in NOT_REPRODUCIBLE.items():

@@ -115,7 +115,7 @@ def select_seeds(pools: Mapping[str, Sequence[Problem]], counts: Mapping[str, in
 
 
 def table7(problems: Sequence[Problem], pools: Mapping[str, Sequence[Problem]], ours: Mapping[str, Sequence[str]],
-            theirs: Iterable[str | None], encoder: str) -> pd.DataFrame:
+           theirs: Iterable[str | None], encoder: str) -> pd.DataFrame:
     """Table 7 beside the paper's, with how many of our seeds are SVAMP's own (`theirs`: their ASDiv-A ids) and how
     many a random draw of as many from the same candidates would share on average (hypergeometric mean)."""
     theirs = {i for i in theirs if i}

@@ -135,7 +135,7 @@ def template_problems(problems: Sequence[Problem], template: str) -> pd.DataFram
 
 
 def table9(datasets: dict[str, Sequence[Problem]], *, cld_sample: int | None = None,
-                 seed: int = 0) -> pd.DataFrame:
+           seed: int = 0) -> pd.DataFrame:
     """SVAMP Table 9, paper beside ours, one row per dataset and statistic (notebook 00_datasets).
 
     The note says how many problems the template/operator statistics cover and the CLD sample size.

@@ -59,11 +59,11 @@ def datasets(table9: pd.DataFrame) -> pd.DataFrame:
     nearer = {c: pd.Series([gap("MAWPS", d, "n_templates", c) for d in ("SVAMP", "ASDiv-A")]).min(skipna=False)
               for c in ("paper", "ours")}  # a missing cell leaves no gap, not the other one
     rows += [verdict("SVAMP's and ASDiv-A's template counts are similar (§5.2, Table 9)",
-                  "templates: min(|MAWPS − SVAMP|, |MAWPS − ASDiv-A|) − |SVAMP − ASDiv-A|",
-                  *(nearer[c] - gap("SVAMP", "ASDiv-A", "n_templates", c) for c in ("paper", "ours"))),
+                     "templates: min(|MAWPS − SVAMP|, |MAWPS − ASDiv-A|) − |SVAMP − ASDiv-A|",
+                     *(nearer[c] - gap("SVAMP", "ASDiv-A", "n_templates", c) for c in ("paper", "ours"))),
              verdict("SVAMP has about as many operators per problem as ASDiv-A (§5.2, Table 9)",
-                  f"average operators: {SAME_OPERATORS:g} − |SVAMP − ASDiv-A|",
-                  *(SAME_OPERATORS - gap("SVAMP", "ASDiv-A", "avg_operators", c) for c in ("paper", "ours")))]
+                     f"average operators: {SAME_OPERATORS:g} − |SVAMP − ASDiv-A|",
+                     *(SAME_OPERATORS - gap("SVAMP", "ASDiv-A", "avg_operators", c) for c in ("paper", "ours")))]
     rows += [comparison("SVAMP has a lower CLD than ASDiv-A (§5.2) and MAWPS (Table 9)", f"CLD: {dataset} − SVAMP",
                         side(dataset, "cld"), side("SVAMP", "cld")) for dataset in ("ASDiv-A", "MAWPS")]
     return frame(rows)
@@ -74,8 +74,8 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
     success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones.
     `table4` has an ``n`` column (our Easy and Hard sizes); the paper's Easy share takes its size from Table 3."""
     rows = [beyond_noise(comparison("over half the problems are solved without their question (Table 3)",
-                                     f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %",
-                                     (table3, k), MAJORITY), (table3, k))
+                                    f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %",
+                                    (table3, k), MAJORITY), (table3, k))
             for k in distinct(table3, ["model", "emb", "dataset"])]
     for k in distinct(table4, ["model", "emb", "dataset"]):
         n_easy, n_hard = cell(table4, "n", **k, part="Easy"), cell(table4, "n", **k, part="Hard")
@@ -84,8 +84,8 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
         share = {column: easy_share(without[column], cell(table4, column, **k, part="Easy"),
                                     cell(table4, column, **k, part="Hard")) for column in ("paper", "ours")}
         rows.append(verdict("the bulk of the correct answers are Easy problems (Tables 3, 4)",
-                         f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",
-                         share["paper"] - MAJORITY, share["ours"] - MAJORITY))
+                            f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",
+                            share["paper"] - MAJORITY, share["ours"] - MAJORITY))
     return frame(rows)
 
 
@@ -119,18 +119,18 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
     pretrained = [e for e in both["embedding"].drop_duplicates() if e != "S"]
     rows = [_paired("R beats S for every model (Tables 2, 16)", f"{k['model']} {k['dataset']}: {r} − S",
                     cell_value((both, {**k, "embedding": r}), "paper") - cell_value((both, {**k, "embedding": "S"}),
-                                                                             "paper"), effect, k)
+                                                                                    "paper"), effect, k)
             for k in distinct(both, ["model", "dataset"]) for r in pretrained]
     rows += [significant(within_spread(comparison("GTS and Graph2Tree beat Seq2Seq (Table 2)",
-                                                    f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
-                                                    (both, {**k, "model": m}), (both, {**k, "model": "seq2seq"})),
-                                         spread, {**k, "model": m}, {**k, "model": "seq2seq"}),
-                          paired, **{**k, "model": m})
+                                                  f"{k['embedding']} {k['dataset']}: {m} − seq2seq",
+                                                  (both, {**k, "model": m}), (both, {**k, "model": "seq2seq"})),
+                                       spread, {**k, "model": m}, {**k, "model": "seq2seq"}),
+                         paired, **{**k, "model": m})
              for k in distinct(both, ["embedding", "dataset"]) for m in ("gts", "graph2tree")]
     rows += [significant(comparison("every model beats the Majority Template Baseline (§3.2)",
-                                     f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template",
-                                     (both, k), (majority, {"dataset": k["dataset"]})),
-                          pairs, a=f"{k['model']} {k['embedding']}", b=MAJORITY_TEMPLATE, dataset=k["dataset"])
+                                    f"{k['model']} {k['embedding']} {k['dataset']}: model − majority template",
+                                    (both, k), (majority, {"dataset": k["dataset"]})),
+                         pairs, a=f"{k['model']} {k['embedding']}", b=MAJORITY_TEMPLATE, dataset=k["dataset"])
              for k in distinct(both, keys)]
     for dataset, part in table2.groupby("dataset", sort=False):
         names = part["model"] + " " + part["embedding"]
@@ -138,8 +138,8 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
             best = f"graph2tree {r}"
             paper, ours = (margin(dict(zip(names, part[c])), best) for c in ("paper", "ours"))
             rows.append(significant(lead("the best model on each dataset is Graph2Tree R (Table 2)",
-                                           f"{dataset}: {best}", paper, ours),
-                                     pairs, a=best, b=ours[1], dataset=dataset))
+                                         f"{dataset}: {best}", paper, ours),
+                                    pairs, a=best, b=ours[1], dataset=dataset))
     return frame(rows)
 
 
@@ -167,20 +167,20 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFr
     for k in distinct(table12[table12["emb"] != ""], ["model", "emb"]):
         mawps = (table5, {**k, "dataset": "mawps"})
         rows += [beyond_noise(comparison("an order-blind model solves over half of MAWPS (Table 5)",
-                                          f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY), mawps),
+                                         f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY), mawps),
                  unpaired(comparison("it solves far fewer SVAMP problems (Tables 5, 12)",
-                                      f"{k['emb']}: MAWPS − SVAMP", mawps, (table12, k)), mawps, (table12, k)),
+                                     f"{k['emb']}: MAWPS − SVAMP", mawps, (table12, k)), mawps, (table12, k)),
                  significant(comparison("on SVAMP it beats the majority template, marginally (Table 12)",
-                                         f"{k['emb']}: SVAMP − majority template", (table12, k), baseline,
-                                         by_sign=True), table12, VS_MAJORITY, **k)]
+                                        f"{k['emb']}: SVAMP − majority template", (table12, k), baseline,
+                                        by_sign=True), table12, VS_MAJORITY, **k)]
     rows += [verdict("the constrained model's attention is near one-hot (§4.2, Table 6)",
-                  f"{k['emb']} {k['dataset']}: median largest attention weight − {ONE_HOT:g} (paper: no number)",
-                  float("nan"), cell(weights, "median", **k) - ONE_HOT) for k in distinct(weights, ["emb", "dataset"])]
+                     f"{k['emb']} {k['dataset']}: median largest attention weight − {ONE_HOT:g} (paper: no number)",
+                     float("nan"), cell(weights, "median", **k) - ONE_HOT) for k in distinct(weights, ["emb", "dataset"])]
     for emb, part in examples.groupby("emb", sort=False):
         share, pairs = _same_top_word(part)
         rows.append(verdict("the same word wins in each Table 6 pair (§4.2, Tables 6, 26)",
-                         f"{emb}: % of the {pairs} pairs whose equation changes with the same top word"
-                         f" − {MAJORITY:g} %", 100 - MAJORITY, share - MAJORITY))
+                            f"{emb}: % of the {pairs} pairs whose equation changes with the same top word"
+                            f" − {MAJORITY:g} %", 100 - MAJORITY, share - MAJORITY))
     return frame(rows)
 
 
@@ -205,7 +205,7 @@ def _ablations(table13: pd.DataFrame, table14: pd.DataFrame) -> list[dict[str, A
             sign = math.copysign(1.0, change["paper"])
             label = f"{change['model']} without {change[group]}: {'' if sign > 0 else '−'}change in accuracy"
             row = verdict("every removal ablation changes accuracy in the paper's direction (Tables 13, 14)", label,
-                       abs(change["paper"]), sign * change["ours"])  # a direction
+                          abs(change["paper"]), sign * change["ours"])  # a direction
             p = change.get(REMOVED_VS_REST, "")
             rows.append(row if pd.isna(p) or p == "" else
                         tested(row, float(p), "Fisher p = {p}, the removed problems against the rest"))
@@ -226,10 +226,10 @@ def _svamp_cv(cv: pd.DataFrame) -> list[dict[str, Any]]:
         paper = cell(cv, "paper", **k)
         ours = cell(cv, "ours", **k) - (cell(cv, WITHOUT_SVAMP, **k) if WITHOUT_SVAMP in cv.columns else float("nan"))
         rows.append(significant(verdict(finding, f"{k['model']} {k['emb']}, {cell(cv, 'folds', **k):g} fold(s): "
-                                      f"{label}" + ("" if pd.isna(paper) else
-                                                    f" (paper: {paper:g} − Graph2Tree R's {without:g})"),
-                                      paper - without, ours, sized=True),
-                                 cv if WITH_VS_WITHOUT in cv.columns else None, WITH_VS_WITHOUT, **k))
+                                        f"{label}" + ("" if pd.isna(paper) else
+                                                      f" (paper: {paper:g} − Graph2Tree R's {without:g})"),
+                                        paper - without, ours, sized=True),
+                                cv if WITH_VS_WITHOUT in cv.columns else None, WITH_VS_WITHOUT, **k))
     return rows
 
 
@@ -243,7 +243,7 @@ def _best_on_svamp(table10: pd.DataFrame) -> dict[str, Any]:
     names = full["model"] + " " + full["emb"] + stand_in.map({True: " (a stand-in)", False: ""})
     best = next((name for name in names if name.startswith("Graph2Tree R")), "Graph2Tree R")
     return lead("the best model on SVAMP is Graph2Tree R (§5.3, Table 10)", f"Full Set: {best}",
-                 margin(paper, "graph2tree R"), margin(dict(zip(names, full["ours"])), best))
+                margin(paper, "graph2tree R"), margin(dict(zip(names, full["ours"])), best))
 
 
 def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, table13: pd.DataFrame,
@@ -263,10 +263,10 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
         return unpaired(counted(comparison(finding, label, a, b), a, b), a, b)
 
     rows = [fisher("without questions SVAMP falls far below ASDiv-A (Table 11)",
-                     f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
-                     + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
-                     (table11, {**k, "test set": "ASDiv-A w/o questions"}),
-                     (table11, {**k, "test set": "SVAMP w/o questions"}))
+                   f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
+                   + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
+                   (table11, {**k, "test set": "ASDiv-A w/o questions"}),
+                   (table11, {**k, "test set": "SVAMP w/o questions"}))
             for k in distinct(table11, ["model", "emb"])]
 
     for dataset in ("ASDiv-A", "SVAMP"):

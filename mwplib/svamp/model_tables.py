@@ -259,7 +259,7 @@ def majority_by_fold(splits: Mapping[str, Sequence[Split]], folds: Sequence[int]
     """Dataset → fold → which test problems the Majority Template Baseline (that fold's training template) answers
     right: the baseline as one more run, so a model can be compared with it problem by problem."""
     return {dataset: {f: answer_correctness(by_fold[f].test, majority_template_predictions(by_fold[f].train,
-                                                                                         by_fold[f].test))
+                                                                                           by_fold[f].test))
                       for f in folds} for dataset, by_fold in splits.items()}
 
 

@@ -24,13 +24,13 @@ PAPER_MAJORITY_BASELINE = {"mawps": 17.7, "asdiv-a": 21.2, "svamp": 11.7}
 
 #: SVAMP Table 3 (R models; Transformer from Table 17): question-removed 5-fold accuracy.
 PAPER_TABLE3 = {("seq2seq", "mawps"): 77.4, ("seq2seq", "asdiv-a"): 58.7, ("gts", "mawps"): 76.2,
-                 ("gts", "asdiv-a"): 60.7, ("graph2tree", "mawps"): 77.7, ("graph2tree", "asdiv-a"): 64.4,
-                 ("transformer", "mawps"): 79.4, ("transformer", "asdiv-a"): 64.4}
+                ("gts", "asdiv-a"): 60.7, ("graph2tree", "mawps"): 77.7, ("graph2tree", "asdiv-a"): 64.4,
+                ("transformer", "mawps"): 79.4, ("transformer", "asdiv-a"): 64.4}
 
 #: SVAMP Table 4 (R models): accuracy with the question on the Easy / Hard parts.
 PAPER_TABLE4 = {("seq2seq", "mawps"): (86.8, 86.7), ("seq2seq", "asdiv-a"): (91.3, 56.1),
-                 ("gts", "mawps"): (92.6, 71.7), ("gts", "asdiv-a"): (91.6, 65.3),
-                 ("graph2tree", "mawps"): (93.4, 71.0), ("graph2tree", "asdiv-a"): (92.8, 63.3)}
+                ("gts", "mawps"): (92.6, 71.7), ("gts", "asdiv-a"): (91.6, 65.3),
+                ("graph2tree", "mawps"): (93.4, 71.0), ("graph2tree", "asdiv-a"): (92.8, 63.3)}
 
 #: SVAMP Table 5: the constrained model (FFN + LSTM decoder), 5-fold accuracy; (S, R) per dataset.
 PAPER_TABLE5 = {"mawps": (75.1, 77.9), "asdiv-a": (46.3, 51.2)}
@@ -61,13 +61,13 @@ PAPER_TABLE10 = {
 
 #: SVAMP Table 11 (R models; Transformer from Table 17): SVAMP w/o questions, ASDiv-A w/o questions.
 PAPER_TABLE11 = {"seq2seq": (29.2, 58.7), "gts": (28.6, 60.7), "graph2tree": (30.8, 64.4),
-                  "transformer": (25.3, 64.4)}
+                 "transformer": (25.3, 64.4)}
 
 #: SVAMP Table 13 / 14 as published: label → (# removed examples, change in accuracy).
 PAPER_TABLE13 = {"Question Sensitivity": (462, 13.7), "Reasoning Ability": (649, -3.3),
-                  "Structural Invariance": (467, 4.5)}
+                 "Structural Invariance": (467, 4.5)}
 PAPER_TABLE14 = {"11": (325, 7.3), "12": (69, 1.5), "13": (74, 1.3), "21": (264, 5.5), "22": (149, 3.2),
-                  "23": (255, -10.2), "31": (107, 2.3), "32": (152, -3.3), "33": (281, 6.9)}
+                 "23": (255, -10.2), "31": (107, 2.3), "32": (152, -3.3), "33": (281, 6.9)}
 
 #: SVAMP Table 15 (Graph2Tree R): accuracy by numbers in the text.
 PAPER_TABLE15 = {"ASDiv-A": {"2": 93.3, "3": 59.0, "4": 47.5}, "SVAMP": {"2": 78.3, "3": 25.4, "4": 25.4}}

@@ -72,7 +72,7 @@ def _folds_note(runs: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, A
 
 
 def table3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
-            released: Sequence[Mapping[str, Any]] = (), grid: Grid = ((), (), ())) -> pd.DataFrame:
+           released: Sequence[Mapping[str, Any]] = (), grid: Grid = ((), (), ())) -> pd.DataFrame:
     """SVAMP Tables 3 and 17 (notebook 02): accuracy (%) without questions, trained with them, pooled over
     the folds run, beside the paper (which reports R models only). `ours` uses our question removal; given
     the evaluations on SVAMP's released body-only files, they are added as column ``released files``. Every
@@ -92,7 +92,7 @@ def table3(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, 
 
 
 def table4(records: Sequence[Mapping[str, Any]], without: Sequence[Mapping[str, Any]],
-            grid: Grid = ((), (), ())) -> pd.DataFrame:
+           grid: Grid = ((), (), ())) -> pd.DataFrame:
     """SVAMP Table 4 (notebook 02): accuracy (%) with the question on each model's Easy / Hard problems, pooled
     over the `folds` evaluated both ways; every cell of `grid` (models, embeddings, datasets) gets its rows, run
     or not."""
@@ -156,7 +156,7 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
 
 
 def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
-             embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
+            embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
     Every model × embedding asked for gets its rows, run or not; the Full Set row adds the best test epoch's accuracy
@@ -183,8 +183,8 @@ def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], m
 
 
 def table11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
-             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
-             models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
+            asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
+            models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
     """SVAMP Tables 11 and 17 (notebook 04): accuracy (%) without questions on SVAMP (trained on MAWPS +
     ASDiv-A) beside ASDiv-A 5-fold without questions, per model; the paper reports R models only. Every
     model × embedding asked for gets its rows, run or not."""
@@ -306,7 +306,7 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
 
 
 def table15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Problem],
-             asdiv_records: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
+            asdiv_records: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
     """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
     MAWPS + ASDiv-A) vs ASDiv-A cross-validation (the same model's runs among `asdiv_records`), for the best model
     under each protocol (`best`: :func:`best_by_protocol`); the paper's model is Graph2Tree (R)."""
@@ -423,7 +423,7 @@ def plot_by_numbers(table: pd.DataFrame) -> Any:
 
 
 def table5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("scratch", "minilm"),
-            datasets: Sequence[str] = tuple(PAPER_TABLE5)) -> pd.DataFrame:
+           datasets: Sequence[str] = tuple(PAPER_TABLE5)) -> pd.DataFrame:
     """SVAMP Table 5 (notebook 03): the constrained model's cross-validation accuracy (%) per embedding and
     dataset, every cell listed, run or not."""
     rows = [{"model": MODEL_LABELS.get(m, m), "emb": embedding_label(e), "dataset": d, "folds": len(runs),
@@ -435,7 +435,7 @@ def table5(records: Sequence[Mapping[str, Any]], embeddings: Sequence[str] = ("s
 
 
 def table12(records: Sequence[Mapping[str, Any]], train: Sequence[Problem], test: Sequence[Problem],
-             embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
+            embeddings: Sequence[str] = ("scratch", "minilm")) -> pd.DataFrame:
     """SVAMP Table 12 (notebook 03): the constrained model on SVAMP beside the Majority Template Baseline
     (`mwplib.metrics`, computed on the same evaluated test problems); every embedding listed, run or not. Each
     model row carries McNemar's p against the baseline on those problems: the paper's "marginally" better is a
