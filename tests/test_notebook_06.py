@@ -1,7 +1,9 @@
 """Notebook 06 (compositional generalization) under the smoke profile: Table I from the committed splits, SD's
 sizes, and one training pass through every table."""
+import math
+
 import pytest
-from notebook_runner import execute_notebook
+from notebook_runner import execute_notebook, saved_findings
 
 from mwplib.compositional import datasets
 
@@ -26,4 +28,6 @@ def test_notebook_06_smoke():
     for column in ("t2_gts_mawps_i_i_d_mawps_iid", "t2_gts_mawps_comdiv_mawps_comdiv_pooled", "t2_gts_sd_test_sd_zh",
                    "t2_gts_da_sd_test_sd_zh"):
         assert 0 <= m[column] <= 100
-    assert m["findings_held"] + m["findings_smaller"] + m["findings_not_held"] >= 4
+    # the claims were judged on those cells (their verdicts checked against their numbers and the recorded counts);
+    # at smoke size, tens of test problems, most differences are within noise
+    assert sum(not math.isnan(ours) for ours in saved_findings("06_findings", m).values()) >= 4
