@@ -9,7 +9,9 @@
 # Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
 # Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
 # figures to figures/<profile>/, headline metrics to results/metrics/<profile>/. Then the executed notebooks
-# become a static book: build/book/<profile>/html/index.html (python -m mwplib.book rebuilds it alone).
+# become a static book: build/book/<profile>/html/index.html (python -m mwplib.book rebuilds it alone), and for
+# quick and full, reader's copies committed under docs/book/<profile>/ (what GitHub shows; byte-stable, so a
+# re-render from the same records changes only results/tables/<profile>/MANIFEST.json).
 # Exits non-zero, naming them, if any notebook failed (and builds no book).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --setup-only) setup_only=1; shift ;;
     --from-records) from_records=(--from-records); shift ;;
     -p|--param) params+=(--param "$2"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "run_all.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

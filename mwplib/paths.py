@@ -14,6 +14,7 @@ RESULTS = ROOT / "results"  # committed: finished runs (gzip JSON), tables, reco
 FIGURES = ROOT / "figures"  # committed figures (PNG + PDF)
 NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build"  # ignored: executed notebooks, caches, checkpoints
+BOOK = ROOT / "docs" / "book"  # committed: the executed notebooks of quick and full, as a reader on GitHub sees them
 
 
 def tables_dir(profile: str) -> Path:

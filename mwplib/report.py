@@ -5,6 +5,7 @@ for every figure, and :func:`record` (fed by :func:`headline`) for the numbers t
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -87,8 +88,27 @@ class Shown(pd.DataFrame):
     def _repr_html_(self) -> str:
         fmt = getattr(self, "floatfmt", None) or ".2f"
         floats = [c for c in self.columns if pd.api.types.is_float_dtype(self[c])]
-        return self.style.hide(axis="index").format(lambda x: "" if pd.isna(x) else format(x, fmt),
-                                                    subset=floats).to_html()
+        return _html(self.style.hide(axis="index").format(lambda x: "" if pd.isna(x) else format(x, fmt),
+                                                          subset=floats))
+
+
+class Texts(pd.DataFrame):
+    """A table of problem texts as a notebook displays it: every cell wrapped at its line breaks and left-aligned
+    (pandas runs a long text on one line). A DataFrame, not the pandas Styler that styles it: a Styler's plain-text
+    form is its memory address, which would change the executed copy under docs/book/ at every render."""
+
+    @property
+    def _constructor(self) -> type:
+        return Texts
+
+    def _repr_html_(self) -> str:
+        return _html(self.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left"}))
+
+
+def _html(styler: Any) -> str:
+    """A pandas Styler's HTML with its element ids drawn from the table's content instead of at random: the same
+    table renders to the same bytes."""
+    return styler.set_uuid(hashlib.sha1(styler.data.to_csv().encode()).hexdigest()[:5]).to_html()
 
 
 def show(frame: pd.DataFrame, name: str, profile: Profile, *, floatfmt: str = ".2f") -> Shown:

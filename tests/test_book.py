@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from mwplib import book, paths
-from mwplib.runner import execute_notebook
+from mwplib.runner import execute_notebook, notebooks
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
@@ -148,3 +148,69 @@ def test_each_notebooks_bookkeeping_runs_but_stays_out_of_the_book():
         recording = [c for c in cells if c["cell_type"] == "code" and "report.record(" in "".join(c["source"])]
         assert recording, path.name
         assert all(book.BOOKKEEPING in c["metadata"].get("tags", []) for c in recording), path.name
+
+
+def _executed(run: int) -> dict:
+    """An executed notebook as papermill leaves it, with render `run`'s timings, paths and random ids."""
+    nb = _notebook([_code("show(table)", "<table><tr><td>2373</td></tr></table>"),
+                    {**_code("record()", "{}"), "metadata": {"tags": [book.BOOKKEEPING]}}])
+    printed = ["8 runs: 68.36 %\n", "not answered yet\n"]  # as the kernel flushed it: in one chunk, or line by line
+    nb["cells"][0]["outputs"] += [{"output_type": "stream", "name": "stdout", "text": text}
+                                  for text in (["".join(printed)] if run == 1 else printed)]
+    nb["cells"].insert(0, {"cell_type": "code", "execution_count": 1, "id": f"{run:08x}", "outputs": [],
+                           "metadata": {"tags": [book.INJECTED]}, "source": 'PROFILE = "quick"'})
+    for cell in nb["cells"]:
+        cell["metadata"] |= {"execution": {"iopub.status.idle": f"2026-11-27T20:0{run}:00Z"},
+                             "papermill": {"duration": run / 3}}
+    nb["metadata"] |= {"language_info": {"name": "python", "version": f"3.11.{run}"},
+                       "papermill": {"input_path": f"{paths.ROOT}/notebooks/00_datasets.ipynb", "duration": run}}
+    return nb
+
+
+def test_a_readers_copy_is_the_same_at_every_render_and_leaves_out_the_bookkeeping():
+    """Issue 49: a re-render from the same records must leave docs/book/ byte for byte as it was."""
+    first, second = book.reader_copy(_executed(1)), book.reader_copy(_executed(2))
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    assert [cell["id"] for cell in first["cells"]] == [book.INJECTED, "c1"]
+    assert first["cells"][1]["outputs"][0]["data"]["text/html"].startswith("<table>")
+    assert first["cells"][1]["outputs"][1]["text"] == ["8 runs: 68.36 %\n", "not answered yet\n"]
+    assert first["metadata"] == {"kernelspec": _notebook([])["metadata"]["kernelspec"],
+                                 "language_info": {"name": "python"}}
+    assert [cell["metadata"] for cell in first["cells"]] == [{"tags": [book.INJECTED]}, {}]
+
+
+def test_a_copy_naming_this_machine_is_refused_and_a_clean_one_is_indexed(tmp_path, monkeypatch):
+    """An output printing this repository's path would differ on every machine and open nothing for a reader."""
+    for name in ("BUILD", "BOOK", "NOTEBOOKS"):
+        monkeypatch.setattr(paths, name, tmp_path / name.lower())
+    paths.NOTEBOOKS.mkdir()
+    (paths.NOTEBOOKS / "00_datasets.ipynb").write_text(json.dumps(_notebook(
+        [{"cell_type": "markdown", "id": "m", "metadata": {}, "source": "# 00 · The datasets\n\nText."}])))
+    executed = paths.BUILD / "notebooks" / "quick" / "00_datasets.ipynb"
+    executed.parent.mkdir(parents=True)
+    leak = _executed(1)
+    leak["cells"][1]["outputs"].append({"output_type": "stream", "name": "stderr",
+                                        "text": f"{paths.ROOT}/mwplib/report.py:1: UserWarning"})
+    executed.write_text(json.dumps(leak))
+    with pytest.raises(book.BookError, match="00_datasets.ipynb names a path of this machine"):
+        book.write_copies("quick")
+    assert not paths.BOOK.exists()
+    executed.write_text(json.dumps(_executed(1)))
+    assert (book.write_copies("quick") / "00_datasets.ipynb").read_text().endswith("}\n")
+    assert "- [00 · The datasets](quick/00_datasets.ipynb)" in (paths.BOOK / "README.md").read_text()
+    assert book.machine_path("the square/root of 9; /rooted") is None
+
+
+@pytest.mark.parametrize("profile", book.PUBLISHED)
+def test_every_notebook_has_a_committed_readers_copy_of_its_current_source(profile: str):
+    """docs/book/<profile>/ is what a reader on GitHub sees: a copy missing, left from a removed notebook, without
+    outputs, or executed from an older source fails (./run_all.sh --profile <profile> --from-records rewrites them)."""
+    copies = sorted((paths.BOOK / profile).glob("*.ipynb"))
+    assert [copy.name for copy in copies] == [nb.name for nb in notebooks()]
+    for copy, source in zip(copies, notebooks()):
+        cells = json.loads(copy.read_text())["cells"]
+        assert any(cell.get("outputs") for cell in cells), copy.name
+        kept = ["".join(c["source"]) for c in json.loads(source.read_text())["cells"]
+                if book.BOOKKEEPING not in c["metadata"].get("tags", [])]
+        shown = ["".join(c["source"]) for c in cells if book.INJECTED not in c["metadata"].get("tags", [])]
+        assert shown == kept, f"docs/book/{profile}/{copy.name} was executed from an older {source.name}"

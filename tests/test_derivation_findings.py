@@ -137,3 +137,9 @@ def test_each_accuracy_finding_carries_a_paired_sign_test_on_the_same_problems()
     assert frame.loc["ALG-514 TE: solution − derivation", ["holds", "p"]].tolist() == ["yes", "0.002"]
     assert frame.loc["ALG-514: TE − TD, equation accuracy", "holds"] == "within noise (McNemar p = 1.00, n = 40)"
     assert frame.loc["ALG-514 TD: solution − derivation", "holds"].startswith("within noise")  # p30 alone
+
+
+def test_the_speed_note_shows_a_bound_that_held_and_the_seconds_of_one_that_did_not():
+    """Notebook 05's wall times differ at every render; what its page shows must not, unless a bound broke."""
+    assert experiments.speed(11.2, 1.6) == experiments.speed(14.5, 0.3)
+    assert list(experiments.speed(75.0, 1.6).values()) == ["75 s, over its 60 s bound", "under 10 s"]

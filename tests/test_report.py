@@ -46,6 +46,16 @@ def test_a_shown_table_displays_without_the_index_in_its_saved_format(tmp_root):
     assert report.show(frame, "w", SMOKE).iloc[:1]._repr_html_().count("<tr") == 2  # a slice stays a shown table
 
 
+def test_a_displayed_table_renders_to_the_same_bytes_every_time(tmp_root):
+    """Issue 49: pandas gave every styled table a random id and a plain text of its memory address, so no executed
+    notebook under docs/book/ stayed the same from one render to the next."""
+    frame = pd.DataFrame({"text": ["Ross had 6 marbles.\nHe sold 2.", "Joey"], "n": [1.5, 2.0]})
+    shown, texts = report.show(frame, "w", SMOKE), report.Texts(frame)
+    assert shown._repr_html_() == report.show(frame.copy(), "w", SMOKE)._repr_html_()
+    assert texts._repr_html_() == report.Texts(frame.copy())._repr_html_() and "pre-wrap" in texts._repr_html_()
+    assert repr(texts) == repr(frame)
+
+
 def test_record_replaces_and_rejects_nan(tmp_root):
     report.record("nb", SMOKE, a=1, gone=2.0)
     report.record("nb", SMOKE, a=1, b=0.5)  # a rerun without the `gone` run must not keep its metric
