@@ -8,12 +8,13 @@
 # renders, which share results/ and build/notebooks/, in order) and all the others; the first one's log follows.
 set -euo pipefail
 cd "$(dirname "$0")"
-# Debian's Chromium and its driver, for the browser test of the book; where they cannot be installed (not root,
-# no apt-get) that one test is skipped and says so. Installed in the background, beside the Python packages.
+# Debian's Chromium and its driver, for the browser tests (the book, notebook 01 in JupyterLab); where they cannot be
+# installed (not root, no apt-get) those tests are skipped and say so. Installed in the background, beside the Python
+# packages.
 chromium_log=$(mktemp)
 if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   { { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ||
-    echo "test.sh: could not install chromium; the browser test of the book will be skipped"; } > "$chromium_log" 2>&1 &
+    echo "test.sh: could not install chromium; the browser tests will be skipped"; } > "$chromium_log" 2>&1 &
 fi
 ./run_all.sh --setup-only
 # The optional Ray extra, for the smoke test of `python -m mwplib.batch --backend ray` (not in the default install).

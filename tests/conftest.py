@@ -12,12 +12,18 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
 #: tests that write the shared smoke renders (results/, figures/, build/notebooks/) or read them: marked `renders`,
 #: so that test.sh can run them in order in one process beside another running everything else. On a fresh clone
 #: they train every smoke run, which makes them the longer of the two (docs/performance.md: the test suite).
-RENDERS = ("tests/test_notebook_", "tests/test_book.py", "tests/test_runner.py")
+RENDERS = ("tests/test_notebook_", "tests/test_book.py", "tests/test_runner.py", "tests/test_jupyterlab.py")
 
 
 def pytest_collection_modifyitems(items):
-    """The browser test of the book reads the smoke renders the notebook tests make: run it last."""
+    """The browser test of the book reads the smoke renders the notebook tests make: run it last. The JupyterLab
+    test runs notebook 01 under smoke again, through the UI: right after notebook 01's tests, it trains nothing."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_book.py::test_every_page"))
+    lab = [item for item in items if item.nodeid.startswith("tests/test_jupyterlab.py")]
+    rest = [item for item in items if item not in lab]
+    after = max((k + 1 for k, item in enumerate(rest) if item.nodeid.startswith("tests/test_notebook_01.py")),
+                default=len(rest))
+    items[:] = rest[:after] + lab + rest[after:]
     for item in items:
         if item.nodeid.startswith(RENDERS):
             item.add_marker(pytest.mark.renders)
