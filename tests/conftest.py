@@ -13,6 +13,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
 #: so that test.sh can run them in order in one process beside another running everything else. On a fresh clone
 #: they train every smoke run, which makes them the longer of the two (docs/performance.md: the test suite).
 RENDERS = ("tests/test_notebook_", "tests/test_book.py", "tests/test_runner.py", "tests/test_jupyterlab.py")
+#: notebook tests that render into a scratch project of their own: they run beside the renders, not among them
+SCRATCH = ("tests/test_notebook_01.py::test_notebook_01_trains_and_tabulates_your_own_file",)
 
 
 def pytest_collection_modifyitems(items):
@@ -25,7 +27,7 @@ def pytest_collection_modifyitems(items):
                 default=len(rest))
     items[:] = rest[:after] + lab + rest[after:]
     for item in items:
-        if item.nodeid.startswith(RENDERS):
+        if item.nodeid.startswith(RENDERS) and not item.nodeid.startswith(SCRATCH):
             item.add_marker(pytest.mark.renders)
 
 
