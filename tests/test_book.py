@@ -6,17 +6,16 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import shutil
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from browser import chromium, needs_chromium
 
 from mwplib import book, paths
 from mwplib.runner import execute_notebook, notebooks
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 
 def _notebook(cells: list[dict]) -> dict:
@@ -73,26 +72,16 @@ def _rendered_smoke_book() -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver "
-                    "(./test.sh installs them where it runs as root with apt-get)")
+@needs_chromium
 def test_every_page_of_the_smoke_book_loads_in_a_browser_with_its_tables_and_images():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     index = _rendered_smoke_book()
     root = index.parent
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1280,2000"):
-        options.add_argument(flag)
     shots = paths.BUILD / "book-screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = chromium()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         chapters = sorted(p.name for p in root.glob("[0-9][0-9]_*.html"))

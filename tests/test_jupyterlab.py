@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from browser import chromium, needs_chromium
 
 from mwplib import findings, paths
 from mwplib.runner import INLINE_BACKEND
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
     from selenium.webdriver.remote.webelement import WebElement
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 NOTEBOOK = "01_baselines"
 #: The outputs a reader should never see in this notebook, shown on red: JupyterLab renders text written to standard
 #: error (a warning, a library's progress bar) and a traceback (an `error` output) alike, as this MIME type.
@@ -130,25 +129,16 @@ def _answer(driver: WebDriver, cell: WebElement, answer: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver "
-                    "(./test.sh installs them where it runs as root with apt-get)")
+@needs_chromium
 def test_notebook_01_runs_in_jupyterlab_and_its_first_exercise_is_answered_in_the_editor(lab: str) -> None:
     """What papermill cannot see: the notebook in the interface a reader runs it in (menus, kernel, the editor, the
     outputs as rendered), and an exercise's check answering what the reader typed. The right answer is read off the
     cell's output, as a reader would: the McNemar p it prints against `findings.SIGNIFICANCE`. A screenshot of the
     whole notebook is kept for a look by eye."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1280,2000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = chromium()
     try:
         driver.get(lab)
         WebDriverWait(driver, 120).until(lambda d: d.find_elements(By.XPATH, KERNEL_IDLE), "no idle kernel")
