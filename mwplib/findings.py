@@ -150,6 +150,12 @@ def unpaired(row: dict[str, Any], a: Cell, b: Cell, column: str = "ours") -> dic
     return tested(row, test["fisher_p"], f"Fisher p = {{p}}, n = {n_a:g} and {n_b:g}")
 
 
+def unpaired_comparison(finding: str, label: str, a: Cell, b: Cell, gated: bool = False) -> dict[str, Any]:
+    """A `comparison` of two accuracies on different problems, tested by Fisher's exact test (:func:`unpaired`); with
+    `gated`, "not shown" first where a side has under :data:`MIN_PROBLEMS` problems (:func:`counted`)."""
+    row = comparison(finding, label, a, b)
+    return unpaired(counted(row, a, b) if gated else row, a, b)
+
 def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The findings table; a ``p`` column (a paired test's p-value, two significant digits; empty where a row
     has none) where any row has one."""

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..findings import (cell, comparison, counted, distinct, frame, matching, side_rows, significant, unpaired,
-                        verdict, within_interval)
+from ..findings import (cell, comparison, distinct, frame, matching, side_rows, significant, unpaired,
+                        unpaired_comparison, verdict, within_interval)
 
 
 #: How a base method trained as many optimizer steps as its +DA run is named in notebook 06's paired tests
@@ -34,8 +34,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     for k in distinct(zh[zh["split"].isin(["ComDiv", "test"])], ["method", "dataset"]):
         first, second = ("I.I.D.", "ComDiv") if k["dataset"] != "SD" else ("valid", "test")
         a, b = (zh, {**k, "split": first}), (zh, {**k, "split": second})  # two test sets: Fisher's test
-        rows.append(unpaired(comparison("every method loses on the compositional split (Table II)",
-                                        f"{k['method']} {k['dataset']}: {first} − {second}", a, b), a, b))
+        rows.append(unpaired_comparison("every method loses on the compositional split (Table II)",
+                                        f"{k['method']} {k['dataset']}: {first} − {second}", a, b))
     rel_gaps = zh[zh["split"] == "Rel. Gap"]
     for k in distinct(rel_gaps[rel_gaps["method"].isin(["LSTM", "Transformer", "MathEN"])], ["method", "dataset"]):
         if k["dataset"] != "SD":
@@ -72,9 +72,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                 rows.append(row)
     for k in distinct(table3, ["method"]):
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
-        rows.append(unpaired(counted(comparison("structural compositions are harder than lexical ones (Table III)",
-                                                f"{k['method']}: lexical − structural", lexical, structural),
-                                     lexical, structural), lexical, structural))
+        rows.append(unpaired_comparison("structural compositions are harder than lexical ones (Table III)",
+                                        f"{k['method']}: lexical − structural", lexical, structural, gated=True))
     for dataset, part in ladder.groupby("dataset", sort=False) if len(ladder) else ():
         ends = part.iloc[[0, -1]]
         low, high = ((ladder, {"dataset": dataset, "split": split}) for split in ends["split"])

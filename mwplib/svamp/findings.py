@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..findings import (Cell, beyond_noise, cell, cell_value, comparison, counted, distinct, frame, lead, margin,
-                        matching, significant, tested, unpaired, verdict, within_spread)
+from ..findings import (Cell, beyond_noise, cell, cell_value, comparison, distinct, frame, lead, margin, matching,
+                        significant, tested, unpaired_comparison, verdict, within_spread)
 from .model_tables import MAJORITY as MAJORITY_TEMPLATE
 from .paper_numbers import PAPER_SVAMP_CV, PAPER_TABLE10
 from .robustness_tables import REMOVED_VS_REST, VS_MAJORITY, WITHOUT_SVAMP, WITH_VS_WITHOUT, first_best
@@ -168,8 +168,8 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFr
         mawps = (table5, {**k, "dataset": "mawps"})
         rows += [beyond_noise(comparison("an order-blind model solves over half of MAWPS (Table 5)",
                                          f"{k['emb']}: MAWPS − {MAJORITY:g} %", mawps, MAJORITY), mawps),
-                 unpaired(comparison("it solves far fewer SVAMP problems (Tables 5, 12)",
-                                     f"{k['emb']}: MAWPS − SVAMP", mawps, (table12, k)), mawps, (table12, k)),
+                 unpaired_comparison("it solves far fewer SVAMP problems (Tables 5, 12)",
+                                     f"{k['emb']}: MAWPS − SVAMP", mawps, (table12, k)),
                  significant(comparison("on SVAMP it beats the majority template, marginally (Table 12)",
                                         f"{k['emb']}: SVAMP − majority template", (table12, k), baseline,
                                         by_sign=True), table12, VS_MAJORITY, **k)]
@@ -256,28 +256,22 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
     Graph2Tree R is the best model on SVAMP (Table 10). Tables 13–15 are judged on their first best model
     (`robustness_tables.first_best`)."""
     table13, table14, table15 = first_best(table13), first_best(table14), first_best(table15)
-    def fisher(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
-        return unpaired(comparison(finding, label, a, b), a, b)
-
-    def by_count(finding: str, label: str, a: Cell, b: Cell) -> dict[str, Any]:
-        return unpaired(counted(comparison(finding, label, a, b), a, b), a, b)
-
-    rows = [fisher("without questions SVAMP falls far below ASDiv-A (Table 11)",
-                   f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
-                   + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
-                   (table11, {**k, "test set": "ASDiv-A w/o questions"}),
-                   (table11, {**k, "test set": "SVAMP w/o questions"}))
+    rows = [unpaired_comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
+                                f"{k['model']} {k['emb']}: ASDiv-A − SVAMP, w/o questions"
+                                + _stand_in(table11, {**k, "test set": "SVAMP w/o questions"}),
+                                (table11, {**k, "test set": "ASDiv-A w/o questions"}),
+                                (table11, {**k, "test set": "SVAMP w/o questions"}))
             for k in distinct(table11, ["model", "emb"])]
 
     for dataset in ("ASDiv-A", "SVAMP"):
-        rows += [by_count("accuracy collapses beyond two numbers (Table 15)",
-                          f"{dataset}: 2 numbers − {n} numbers", (table15, {"dataset": dataset, "numbers": "2"}),
-                          (table15, {"dataset": dataset, "numbers": n})) for n in ("3", "4")]
-    rows += [by_count("SVAMP is harder than ASDiv-A at the same count (Table 15)",
-                      f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
-                      (table15, {"dataset": "SVAMP", "numbers": n})) for n in ("2", "3", "4")]
-    rows += [by_count("Two-Op far below One-Op (Table 10)",
-                      f"{k['model']} {k['emb']}: One-Op − Two-Op" + _stand_in(table10, {**k, "subset": "One-Op"}),
-                      (table10, {**k, "subset": "One-Op"}), (table10, {**k, "subset": "Two-Op"}))
+        rows += [unpaired_comparison("accuracy collapses beyond two numbers (Table 15)",
+                                     f"{dataset}: 2 numbers − {n} numbers", (table15, {"dataset": dataset, "numbers": "2"}),
+                                     (table15, {"dataset": dataset, "numbers": n}), gated=True) for n in ("3", "4")]
+    rows += [unpaired_comparison("SVAMP is harder than ASDiv-A at the same count (Table 15)",
+                                 f"{n} numbers: ASDiv-A − SVAMP", (table15, {"dataset": "ASDiv-A", "numbers": n}),
+                                 (table15, {"dataset": "SVAMP", "numbers": n}), gated=True) for n in ("2", "3", "4")]
+    rows += [unpaired_comparison("Two-Op far below One-Op (Table 10)",
+                                 f"{k['model']} {k['emb']}: One-Op − Two-Op" + _stand_in(table10, {**k, "subset": "One-Op"}),
+                                 (table10, {**k, "subset": "One-Op"}), (table10, {**k, "subset": "Two-Op"}), gated=True)
              for k in distinct(table10, ["model", "emb"])]
     return frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10)])
