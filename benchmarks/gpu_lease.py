@@ -1,14 +1,14 @@
 """Train notebook 06's `full` member runs side by side on a lent GPU until a deadline, and measure the card.
 
-    python benchmarks/gpu_lease.py --deadline 480 Transformer:transformer:mawps-iid MathEN:convs2s:mawps-comdiv ...
+    python benchmarks/gpu_lease.py --deadline 480 --bundle $OUT Transformer:transformer:mawps-iid GTS:gts:sd-zh ...
 
 Each METHOD:MODEL:DATASET is one member run of a Table II cell (`compositional.training.spec`), trained in its own
 one-thread process (`runs.run`: the record lands atomically when the run ends, exactly as on a CPU). At the
 deadline the unfinished ones are stopped; `build/lease/summary.json` then says, per run, whether it was recorded
 and the wall seconds per epoch it showed side by side (from its record, or its resume state), and
 `build/lease/gpu.csv` holds nvidia-smi's utilisation every 5 s. A run's record keeps those per-epoch times, which
-`--plan --plan-device cuda` estimates a grid by; they are times under this lease's load, not alone. A lease is short, and the
-state of an unfinished run (~240 MB) is too big to bring back, so choose runs that end inside the deadline.
+`--plan --plan-device cuda` estimates a grid by; they are times under this lease's load, not alone. A lease is short,
+and the state of an unfinished run (~240 MB) is too big to bring back, so choose runs that end inside the deadline.
 The lent machines' image has neither spaCy nor jieba: the DBCA splits load from results/splits/ without them,
 but building an SD set needs spaCy (its English model too big to carry). So build the SD sets here and carry them:
 
@@ -16,6 +16,10 @@ but building an SD set needs spaCy (its English model too big to carry). So buil
     python benchmarks/gpu_lease.py --sd-from build/sd ... sd-zh  # there, with build/sd carried
 
 A run's key hashes its problems, so a run on a carried SD set lands under the key it has here.
+Bring the records back in the same call: the device tool copies the working tree again at every call, and a record
+left under results/ there (a path this checkout lacks) is gone by the next one (a lease lost 15 records so).
+`--bundle $OUT` packs the records this lease made (`records.tgz`, paths from the repository root) and its logs,
+summary and utilisation (`lease.tgz`); unpack them here with `tar xzf records.tgz --skip-old-files`.
 With `--side-by-side N` at most N runs train at once, the rest queued in the order given; a queued run starts only
 while at least `--min-left` seconds remain before the deadline (the first starts regardless).
 """
@@ -30,6 +34,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -90,7 +95,7 @@ def progress(label: str, profile_name: str, started: float, before: dict[str, An
     key = spec.key(checksum)
     record = runs.recorded(spec, train, test, profile, validation)
     if record is not None:
-        return {"key": key, "recorded": True,
+        return {"key": key, "recorded": True, "record": str(runs.run_path(spec, key, profile).relative_to(ROOT)),
                 "recorded_before_lease": bool(before and before.get("recorded")),
                 "epochs": len(record["history"]), "wall_seconds": record["timing"]["wall_seconds"],
                 "seconds_per_epoch": runs.epoch_seconds(record), "n_train": record["n_train"]}
@@ -129,6 +134,20 @@ def _distinct_runs(before: dict[str, dict[str, Any]]) -> list[str]:
     return list(first.values())
 
 
+def bundle(summary: dict[str, Any], lease: Path, directory: Path) -> list[str]:
+    """Pack the records this lease made into DIRECTORY/records.tgz and the lease's folder (logs, summary,
+    utilisation) into DIRECTORY/lease.tgz, each path relative to the repository root; the records' paths."""
+    made = [report["record"] for report in summary["runs"].values()
+            if report.get("recorded") and not report.get("recorded_before_lease")]
+    directory.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(directory / "records.tgz", "w:gz") as records:
+        for path in made:
+            records.add(ROOT / path, arcname=path)
+    with tarfile.open(directory / "lease.tgz", "w:gz") as logs:
+        logs.add(lease, arcname=str(lease.relative_to(ROOT)))
+    return made
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", metavar="METHOD:MODEL:DATASET")
@@ -140,6 +159,8 @@ def main() -> None:
     parser.add_argument("--sd-from", type=Path, help="read SD splits from what --write-sd pickled there")
     parser.add_argument("--write-sd", type=Path, metavar="DIR",
                         help="build the SD splits of the languages given as positionals (zh, en) into DIR, and stop")
+    parser.add_argument("--bundle", type=Path, metavar="DIR",
+                        help="at the end, pack the records this lease made and its logs into DIR (the device's $OUT)")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a worker: train runs[0]
     args = parser.parse_args()
     if args.write_sd:
@@ -205,6 +226,9 @@ def main() -> None:
                         for label in workers}}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
+    if args.bundle:
+        made = bundle(summary, out, args.bundle)
+        print(f"{len(made)} records packed into {args.bundle / 'records.tgz'}", flush=True)
 
 
 if __name__ == "__main__":

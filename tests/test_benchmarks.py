@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import pickle
+import tarfile
 import time
 
 import pytest
@@ -59,3 +60,24 @@ def test_gpu_lease_trains_each_run_once_though_two_labels_name_it(capsys):
               "GTS:gts:sd-zh": {"key": "k2"}, "Bad:x:y": {"error": "ValueError: unknown method"}}
     assert lease._distinct_runs(before) == ["LSTM:seq2seq:sd-zh", "GTS:gts:sd-zh", "Bad:x:y"]
     assert "MathEN:seq2seq:sd-zh: the same run as LSTM:seq2seq:sd-zh (key k1)" in capsys.readouterr().out
+
+
+def test_gpu_lease_bundles_the_records_it_made_and_leaves_out_those_made_before(tmp_path):
+    lease = _script("gpu_lease")
+    lease.ROOT = tmp_path
+    for path in ("results/runs/full/gts/sd-zh/new.json.gz", "results/runs/full/gts/sd-zh/old.json.gz",
+                 "build/lease/summary.json"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(path)
+    summary = {"runs": {"a": {"recorded": True, "recorded_before_lease": False,
+                              "record": "results/runs/full/gts/sd-zh/new.json.gz"},
+                        "b": {"recorded": True, "recorded_before_lease": True,
+                              "record": "results/runs/full/gts/sd-zh/old.json.gz"},
+                        "c": {"recorded": False}, "d": {"error": "ValueError: unknown method"}}}
+    made = lease.bundle(summary, tmp_path / "build" / "lease", tmp_path / "out")
+    assert made == ["results/runs/full/gts/sd-zh/new.json.gz"]
+    with tarfile.open(tmp_path / "out" / "records.tgz") as records:
+        assert records.getnames() == made
+        assert records.extractfile(made[0]).read() == made[0].encode()
+    with tarfile.open(tmp_path / "out" / "lease.tgz") as logs:
+        assert "build/lease/summary.json" in logs.getnames()
