@@ -1,12 +1,15 @@
-"""Seeds and the run manifest saved beside every table and run."""
+"""Seeds, the run manifest saved beside every table and run, and the hash of what a set of modules computes."""
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
 import platform
 import random
 import subprocess
 from importlib import metadata
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable
 
 from . import paths
 from .profiles import Profile
@@ -82,3 +85,29 @@ def run_manifest(profile: Profile, seed: int | None = None) -> dict[str, Any]:
 
     return {"git": git_sha(), "profile": profile.name, "seed": seed, "device": device_name(),
             "threads": torch.get_num_threads(), "python": platform.python_version(), "packages": package_versions()}
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """`tree` with the docstring (a string constant as first statement) of its module, classes and functions
+    removed, in place; a body left empty keeps a ``pass``."""
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.body[0] if node.body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+def code_dump(source: str) -> str:
+    """What a module's `source` computes, as text: its syntax tree without docstrings, comments, line or column
+    numbers (`ast.dump`), so that only an edit of its code changes it."""
+    return ast.dump(_without_docstrings(ast.parse(source)))
+
+
+def code_digest(files: Iterable[Path]) -> str:
+    """SHA-1 (hex) of the `code_dump` of each Python file in `files`, in their order."""
+    digest = hashlib.sha1()
+    for path in files:
+        digest.update(code_dump(Path(path).read_text(encoding="utf-8")).encode() + b"\n")
+    return digest.hexdigest()

@@ -3,7 +3,8 @@
 
 Fails when a change to the analysis code, or a run added or removed without re-rendering, makes the committed
 tables and metrics disagree with what the committed runs give. The parameters are those of
-`./run_all.sh --from-records` (`runner.COMMITTED_RENDERS`).
+`./run_all.sh --from-records` (`runner.COMMITTED_RENDERS`). The committed derivation runs are stored under the code
+hash `derivation.runs.code_version`, which a code edit changes and a docstring or comment edit does not.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from mwplib import paths, runner
 from mwplib.derivation.runs import code_version
 from mwplib.records import read_record
+from mwplib.repro import code_digest
 
 RENDERS = [("02_question_removal", "full"), ("04_svamp", "full"), ("01_baselines", "quick"),
            ("02_question_removal", "quick"), ("03_attention_analysis", "quick"), ("04_svamp", "quick"),
@@ -55,6 +57,59 @@ def test_committed_derivation_runs_were_made_by_this_code(profile) -> None:
     assert stored, f"no committed {profile} derivation runs"
     stale = [p.name for p in stored if read_record(p)["config"]["code"] != code_version()]
     assert not stale, f"made by other code than {code_version()}: {stale}"
+
+
+_MODULE = '''"""A module."""
+SCALE = 2  # a factor
+
+
+class Box:
+    """A box."""
+
+
+def area(a, b):
+    """The area."""
+    return a * b * SCALE
+
+
+async def fetch():
+    """Nothing yet."""
+    return None
+'''
+
+
+def _digest(tmp_path: Path, source: str) -> str:
+    """`code_digest` of `source` written to a file of its own, as `code_version` reads its modules."""
+    path = tmp_path / f"module{len(list(tmp_path.iterdir()))}.py"
+    path.write_text(source, encoding="utf-8")
+    return code_digest([path])
+
+
+@pytest.mark.parametrize("old, new", [
+    ('"""A module."""', '"""A module, of notebook 05 (now 06)."""'),
+    ('"""A box."""', '"""A box, with more to say\n    over two lines."""'),
+    ('"""The area."""', "'The area of a rectangle.'"),
+    ('"""Nothing yet."""', '"""Nothing yet (moved: see `mwplib.derivation.datasets`)."""'),
+    ('    """The area."""\n', ""),
+    ('    """A box."""\n', "    pass\n"),
+    ("  # a factor", "  # a factor of two, see mwplib/derivation/datasets.py"),
+    ("SCALE = 2", "# a comment of its own\nSCALE = 2"),
+], ids=["module", "class", "function", "async", "docstring-removed", "docstring-to-pass", "comment", "comment-line"])
+def test_a_docstring_or_comment_edit_keeps_the_derivation_code_hash(tmp_path, old, new) -> None:
+    """`code_version` hashes what its modules compute (`repro.code_digest`): an edit of their prose must not retrain
+    the 40 committed derivation runs."""
+    assert old in _MODULE
+    assert _digest(tmp_path, _MODULE.replace(old, new, 1)) == _digest(tmp_path, _MODULE)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("SCALE = 2", "SCALE = 3"), ("a * b * SCALE", "a * b + SCALE"), ("return None", "return 0"),
+    ("def area(a, b)", "def area(b, a)"), ('    """A box."""\n', '    """A box."""\n    side = 1\n'),
+    ('    """Nothing yet."""\n', '    """Nothing yet."""\n    "A second string is code."\n'),
+], ids=["constant", "operator", "returned", "arguments", "class-body", "second-string"])
+def test_a_code_edit_changes_the_derivation_code_hash(tmp_path, old, new) -> None:
+    assert old in _MODULE
+    assert _digest(tmp_path, _MODULE.replace(old, new, 1)) != _digest(tmp_path, _MODULE)
 
 
 def _training_records() -> list[Path]:
