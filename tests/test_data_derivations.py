@@ -5,10 +5,11 @@ import re
 
 import pytest
 
-from mwplib.data import derivations as derivations_data
 from mwplib.data.checksums import DataError
-from mwplib.data.derivations import UNPARSABLE_EQUATIONS, derivation_splits, duplicates, load_derivations, number_value
 from mwplib.data.gold import issue_list
+from mwplib.derivation import datasets as derivations_data
+from mwplib.derivation.datasets import (UNPARSABLE_EQUATIONS, derivation_splits, duplicates, load_derivations,
+                                        number_value)
 from mwplib.derivation.derivations import Derivation, first_equation_derivation, gold_derivation
 from mwplib.derivation.experiments import same_equations, walkthrough
 from mwplib.derivation.metrics import inconsistent_gold, score, solution_correct

@@ -17,8 +17,9 @@ from typing import Any, Callable, Collection
 
 import pytest
 
-from mwplib.data import DataError, asdiv, derivations, math23k, mawps, svamp
+from mwplib.data import DataError, asdiv, math23k, mawps, svamp
 from mwplib.data.gold import bindings, finite_number, text_numbers
+from mwplib.derivation import datasets as derivations
 from mwplib.derivation.derivations import gold_derivation
 from mwplib.expr import (answers_match, evaluate, is_number, is_slot, parse_equation, parse_prefix, slot_index,
                          unknowns)

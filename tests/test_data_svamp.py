@@ -260,7 +260,8 @@ def test_a_short_or_long_csv_row_is_named(tmp_path, monkeypatch) -> None:
 def test_hostile_records_in_own_data_mode_are_named_data_errors(monkeypatch) -> None:
     """A copy of data/ with its checksums rewritten (own data) must fail by name, never with a raw KeyError /
     TypeError, and never pass a bad answer through (issue #35's fuzz)."""
-    from mwplib.data import derivations, mawps, svamp
+    from mwplib.data import mawps, svamp
+    from mwplib.derivation import datasets as derivations
 
     good = {"Question": "q", "Numbers": "1 2", "Equation": "+ number0 number1", "Answer": "3", "Body": "b"}
     for field, value, reason in [("Answer", "nan", "finite"), ("Answer", "true", "not a number"),

@@ -2,7 +2,7 @@
 import itertools
 from fractions import Fraction
 
-from mwplib.data.derivations import NumberToken, sentences
+from mwplib.derivation.datasets import NumberToken, sentences
 from mwplib.derivation.features import problem_features
 from mwplib.derivation.perceptron import Example, Solver
 from mwplib.derivation.templates import parse_template

@@ -36,8 +36,6 @@ _LAZY = {
     "svamp_seeds": "svamp",
     "svamp_seed_problems": "svamp",
     "data_inventory": "inventory",
-    "load_derivations": "derivations",
-    "derivation_splits": "derivations",
     "load_problems": "own",
     "check_problems": "own",
     "own_splits": "own",

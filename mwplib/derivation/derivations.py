@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Mapping
 
-from mwplib.data.derivations import NumberToken, Position
+from mwplib.derivation.datasets import NumberToken, Position
 from mwplib.derivation.solve import Solution, solve
 from mwplib.derivation.templates import Template, TemplateError, parse_template
 from mwplib.problem import Problem

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from mwplib.data.derivations import NAMES, derivation_splits, load_derivations, sentences
+from mwplib.derivation.datasets import NAMES, derivation_splits, load_derivations, sentences
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            has_alignment_ambiguity, induced_derivation, template_of)
 from mwplib.derivation.metrics import METRICS, inconsistent_gold, score

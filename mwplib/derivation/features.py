@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from mwplib import paths
-from mwplib.data.derivations import sentences
+from mwplib.derivation.datasets import sentences
 from mwplib.derivation.solve import Solution
 from mwplib.derivation.templates import Template, names_in
 from mwplib.problem import Problem

@@ -2,7 +2,7 @@
 (config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>.json.gz``.
 
 A stored run is reused only when its configuration, test ids and code version (a hash of what this package
-computes and of its loader, the presentation module `experiments` excepted) all match.
+computes, its loader `datasets` included and the presentation module `experiments` excepted) all match.
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 from mwplib import numbers, paths, text
 from mwplib.records import read_record, record_path, write_record
-from mwplib.data.derivations import load_derivations
 from mwplib.repro import code_digest
+from mwplib.derivation.datasets import load_derivations
 from mwplib.derivation.derivations import (Derivation, first_equation_derivation, gold_derivation,
                                            induced_derivation)
 from mwplib.derivation.features import parse_problems, problem_features
@@ -131,14 +131,12 @@ def pooled(results: Sequence[dict]) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """Short hash of what the modules a stored run depends on compute: this package, its loader, the number words and
-    the sentence splitter it reads Q(x) and positions with (`mwplib.numbers`, `mwplib.text`).
+    """Short hash of what the modules a stored run depends on compute: this package (the loader `datasets` with it),
+    the number words and the sentence splitter it reads Q(x) and positions with (`mwplib.numbers`, `mwplib.text`).
 
     It hashes their syntax trees without docstrings (`repro.code_digest`), not their bytes: a stored run is reused
     only under the same hash, so an edit of a docstring or a comment (e.g. a notebook renumbered in one) must
     not retrain the 40 committed runs, while an edit of their code must."""
-    import mwplib.data.derivations as loader
-
-    files = [Path(module.__file__) for module in (loader, numbers, text)]
+    files = [Path(module.__file__) for module in (numbers, text)]
     files += sorted(f for f in Path(__file__).parent.glob("*.py") if f.name != "experiments.py")
     return code_digest(files)[:10]
