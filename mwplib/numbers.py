@@ -36,7 +36,7 @@ _NUMBER_STRING = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?\Z|-?\.\d+\Z
 @dataclass(frozen=True)
 class Quantity:
     """A number as it appears in a text: surface `text`, exact `value` and character span (the derivation datasets'
-    numbers are whole tokens found by position instead: `mwplib.data.derivations.NumberToken`)."""
+    numbers are whole tokens found by position instead: `mwplib.derivation.datasets.NumberToken`)."""
 
     text: str
     value: Fraction
@@ -160,7 +160,7 @@ def unmask(node: Node, numbers: Sequence[str | Fraction]) -> Node:
 # --------------------------------------------------------------------------------------------- number words
 
 # The English number words and their values, kept here only: `words_to_numbers` reads them, and the SVAMP join
-# (`mwplib.data.svamp`) and the derivation datasets' `number_value` (`mwplib.data.derivations`) take their words from
+# (`mwplib.data.svamp`) and the derivation datasets' `number_value` (`mwplib.derivation.datasets`) take their words from
 # them, so a word added or corrected here reaches every reader.
 
 #: Cardinal words below twenty, with their values.
