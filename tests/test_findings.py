@@ -393,3 +393,39 @@ def test_an_ablation_or_a_5_fold_gain_the_test_cannot_tell_from_noise_is_within_
         "within noise (Fisher p = 0.71, the removed problems against the rest)")
     gain = frame[frame["finding"].str.startswith("SVAMP 5-fold")].iloc[0]
     assert (gain["ours"], gain["holds"]) == (pytest.approx(2.4), "within noise (McNemar p = 0.09, n = 1000)")
+
+
+def test_the_best_model_on_svamp_holds_only_beyond_mcnemars_test_against_the_runner_up():
+    """Graph2Tree R's lead on SVAMP is two runs on one test set: `robustness_tables.table10_paired_tests` gives
+    McNemar's p against the runner-up (found under its name without " (a stand-in)"); without a p, as before."""
+    from mwplib.problem import Problem
+    from mwplib.svamp import robustness_tables
+
+    problems = [Problem(f"p{i}", "b", "q", "", 3.0, ("1", "2"), ("+", "N0", "N1"), meta={"type": "Addition"})
+                for i in range(100)]
+
+    def run(model: str, embedding: str, right: int, precision: str = "fp32") -> dict:
+        correct = {p.id: i < right for i, p in enumerate(problems)}
+        return {"key": model + embedding, "n_test": 100, "metrics": {"peer_test_accuracy": right / 100},
+                "spec": {"model": model, "config": {"embedding": embedding, "precision": precision},
+                         "dataset": robustness_tables.SVAMP_DATASET},
+                "predictions": [{"id": i, "correct": c} for i, c in correct.items()]}
+
+    def best(*records: dict, paired: bool = True) -> pd.Series:
+        args = records, ["graph2tree", "transformer"], ["scratch", "minilm"]
+        pairs = robustness_tables.table10_paired_tests(*args) if paired else None
+        t11, t15 = pd.DataFrame(columns=["test set", "model", "emb", "paper", "ours"]), pd.DataFrame(
+            columns=["dataset", "numbers", "paper", "ours", "n"])
+        return svamp_findings.svamp(t11, t15, robustness_tables.table10(*args[:1], problems, *args[1:]),
+                                    *NO_OTHER_TABLES[1:], pairs).iloc[-1]
+
+    scratch, stand_in = run("graph2tree", "scratch", 30), run("transformer", "minilm", 42, precision="bf16")
+    close = best(run("graph2tree", "minilm", 40), scratch, stand_in)  # 2 disagreements, both the stand-in's
+    assert close["comparison"] == ("Full Set: Graph2Tree R (MiniLM) − best other (paper: gts R; ours: Transformer R "
+                                   "(MiniLM) (a stand-in))")
+    assert (close["ours"], close["holds"], close["p"]) == (pytest.approx(-2.0),
+                                                           "within noise (McNemar p = 0.50, n = 100)", "0.5")
+    assert best(run("graph2tree", "minilm", 40), scratch, stand_in, paired=False)["holds"] == "no"
+    ahead = best(run("graph2tree", "minilm", 60), scratch, stand_in)  # 18 disagreements, all Graph2Tree R's
+    assert (ahead["ours"], ahead["holds"]) == (pytest.approx(18.0), "yes") and float(ahead["p"]) < 1e-4
+    assert best(scratch, stand_in)["holds"] == "no result"  # Graph2Tree R not run: nothing to test

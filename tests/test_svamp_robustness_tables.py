@@ -242,3 +242,19 @@ def test_tables_head_ours_by_protocol_and_add_the_best_test_epoch_where_recorded
     assert "ours" in table5.columns  # findings and headlines read the frame as built
     saved = pd.read_csv(paths.tables_dir("smoke") / "t5.csv")
     assert list(saved.columns) == list(shown.columns)
+
+
+def test_table10_paired_tests_compares_every_two_cells_on_the_problems_both_scored() -> None:
+    """Named as Table 10 names its cells (a stand-in without a suffix), each pair in both orders, over the SVAMP
+    problems both runs scored; a cell not run pairs with nothing."""
+    g2t_r = run("r", "graph2tree", "minilm", st.SVAMP_DATASET, {f"p{i}": i < 12 for i in range(20)})
+    stand_in = run("t", "transformer", "minilm", st.SVAMP_DATASET, {f"p{i}": i < 2 for i in range(15)})
+    stand_in["spec"]["config"]["precision"] = "bf16"
+    pairs = st.table10_paired_tests([g2t_r, stand_in], ["graph2tree", "transformer"], ["minilm", "scratch"])
+    assert pairs[["a", "b"]].values.tolist() == [["Graph2Tree R (MiniLM)", "Transformer R (MiniLM)"],
+                                                 ["Transformer R (MiniLM)", "Graph2Tree R (MiniLM)"]]
+    lead = pairs.iloc[0]  # p0–p14: 12 against 2 right, the 10 disagreements all Graph2Tree's
+    assert (lead["n"], lead["a − b"]) == (15, pytest.approx(100 * 10 / 15))
+    assert lead["McNemar p"] == pytest.approx(2 / 2**10)
+    assert pairs.iloc[1]["a − b"] == pytest.approx(-100 * 10 / 15)
+    assert st.table10_paired_tests([g2t_r]).empty  # one cell: no pair

@@ -233,27 +233,36 @@ def _svamp_cv(cv: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def _best_on_svamp(table10: pd.DataFrame) -> dict[str, Any]:
+#: How `_best_on_svamp` marks a stand-in cell's name; `robustness_tables.table10_paired_tests` names it without.
+STAND_IN_SUFFIX = " (a stand-in)"
+
+
+def _best_on_svamp(table10: pd.DataFrame, pairs: pd.DataFrame | None = None) -> dict[str, Any]:
     """"The best performing Graph2Tree model" (§5.3): Graph2Tree R's Full Set accuracy against the next model's,
-    the paper's from all of Tables 10/18 (`table10` may hold S rows only), ours from `table10`."""
+    the paper's from all of Tables 10/18 (`table10` may hold S rows only), ours from `table10`. Both are runs on
+    SVAMP's one test set: with `pairs` (`robustness_tables.table10_paired_tests`, keyed by the names without
+    :data:`STAND_IN_SUFFIX`) the lead is "yes"/"no" only at McNemar p < :data:`SIGNIFICANCE`, else "within noise"."""
     paper = {f"{model} {emb}": values["Full Set"][i] for model, values in PAPER_TABLE10.items()
              for i, emb in enumerate("SR")}
     full = table10[table10["subset"] == "Full Set"]
     stand_in = full.get("note", pd.Series("", index=full.index)).astype(str).str.contains("stand-in")
-    names = full["model"] + " " + full["emb"] + stand_in.map({True: " (a stand-in)", False: ""})
+    names = full["model"] + " " + full["emb"] + stand_in.map({True: STAND_IN_SUFFIX, False: ""})
     best = next((name for name in names if name.startswith("Graph2Tree R")), "Graph2Tree R")
-    return lead("the best model on SVAMP is Graph2Tree R (§5.3, Table 10)", f"Full Set: {best}",
-                margin(paper, "graph2tree R"), margin(dict(zip(names, full["ours"])), best))
+    ours = margin(dict(zip(names, full["ours"])), best)
+    row = lead("the best model on SVAMP is Graph2Tree R (§5.3, Table 10)", f"Full Set: {best}",
+               margin(paper, "graph2tree R"), ours)
+    return significant(row, pairs, a=best.removesuffix(STAND_IN_SUFFIX), b=ours[1].removesuffix(STAND_IN_SUFFIX))
 
 
 def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, table13: pd.DataFrame,
-          table14: pd.DataFrame, cv: pd.DataFrame) -> pd.DataFrame:
+          table14: pd.DataFrame, cv: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
     numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15). A Table 15 cell of fewer than
     :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing. Then: Two-Op problems are far harder than
     One-Op ones (Table 10, its ``n`` gating the same way); every removal ablation moves accuracy the paper's way
     (Tables 13, 14); training on SVAMP too lifts SVAMP accuracy far (§5.3, `cv`: the SVAMP 5-fold table); and
-    Graph2Tree R is the best model on SVAMP (Table 10). Tables 13–15 are judged on their first best model
+    Graph2Tree R is the best model on SVAMP (Table 10), a lead tested by McNemar's p against the runner-up where
+    `pairs` (`robustness_tables.table10_paired_tests`) is given. Tables 13–15 are judged on their first best model
     (`robustness_tables.first_best`)."""
     table13, table14, table15 = first_best(table13), first_best(table14), first_best(table15)
     rows = [unpaired_comparison("without questions SVAMP falls far below ASDiv-A (Table 11)",
@@ -274,4 +283,4 @@ def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, t
                                  f"{k['model']} {k['emb']}: One-Op − Two-Op" + _stand_in(table10, {**k, "subset": "One-Op"}),
                                  (table10, {**k, "subset": "One-Op"}), (table10, {**k, "subset": "Two-Op"}), gated=True)
              for k in distinct(table10, ["model", "emb"])]
-    return frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10)])
+    return frame([*rows, *_ablations(table13, table14), *_svamp_cv(cv), _best_on_svamp(table10, pairs)])

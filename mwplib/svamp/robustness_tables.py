@@ -182,6 +182,25 @@ def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], m
     return by_validation(paper_vs_ours(rows, keys=["subset", "model", "emb"]))
 
 
+def table10_paired_tests(records: Sequence[Mapping[str, Any]], models: Sequence[str] = (),
+                         embeddings: Sequence[str] = ()) -> pd.DataFrame:
+    """Every two of Table 10's cells compared on the SVAMP problems both scored: accuracy a − b (points) and
+    McNemar's exact p, each pair in both orders (as `model_tables.paired_tests` for Table 2). A cell is named
+    "Model emb" as Table 10's ``model`` and ``emb`` columns give it (a stand-in's name carries no suffix), so that
+    "the best model on SVAMP" (`findings._best_on_svamp`), a lead of one run over another on one test set, can
+    be told from noise (notebook 04)."""
+    cells = {f"{MODEL_LABELS.get(model, model)} {embedding_label(embedding)}": correctness(runs)
+             for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items()
+             if runs}
+    rows = []
+    for a, b in itertools.permutations(cells, 2):
+        both = cells[a].keys() & cells[b].keys()
+        if both:
+            test = paired_difference({i: cells[b][i] for i in both}, {i: cells[a][i] for i in both})  # a − b
+            rows.append((a, b, test["n"], test["difference"], test["mcnemar_p"]))
+    return pd.DataFrame(rows, columns=["a", "b", "n", "a − b", "McNemar p"])
+
+
 def table11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
             models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
