@@ -3,7 +3,8 @@
 Two runs scored on the same problems are compared paired: McNemar's exact test counts only the problems one of
 them solves (:func:`paired_difference`). Two accuracies on different problems (two test sets, or two disjoint
 parts of one) are compared unpaired with Fisher's exact test (:func:`unpaired_difference`). A ratio of accuracies
-(Lan et al.'s Rel. Gap) gets a bootstrap interval (:func:`rel_gap_difference`).
+(Lan et al.'s Rel. Gap) gets a bootstrap interval (:func:`rel_gap_difference`), and so does a difference of two
+gains, each on its own test set (:func:`gain_difference`).
 """
 from __future__ import annotations
 
@@ -84,3 +85,27 @@ def rel_gap_difference(iid: tuple[Correctness, Correctness], comdiv: tuple[Corre
     low, high = np.percentile(spread[np.isfinite(spread)], [2.5, 97.5])
     gap = iid_rate / comdiv_rate - 1
     return {"difference": float(gap[0] - gap[1]), "ci_low": float(low), "ci_high": float(high)}
+
+
+def gain_difference(one: tuple[Correctness, Correctness], other: tuple[Correctness, Correctness], *,
+                    resamples: int = 10_000, seed: int = 0) -> dict[str, float | int]:
+    """The gain (points) of a second run over a first (+DA over its base) on one test set minus the same gain on
+    another test set, with a 95 % bootstrap interval: each test set resampled independently of the other, paired
+    between its two runs, so a claim that a change helps more on one test set than on another (Lan et al.'s "DA
+    helps most on SD") can be told from test-set noise; each gain alone is McNemar's (:func:`paired_difference`)."""
+    rng = np.random.default_rng(seed)
+    gains, draws = [], []
+    for first, second in (one, other):
+        same_ids(first, second, "gain_difference")
+        n = len(first)
+        if n == 0:
+            raise ValueError("gain_difference: no problems to compare on a test set")
+        up = sum(bool(second[i]) and not first[i] for i in first)
+        down = sum(bool(first[i]) and not second[i] for i in first)
+        # as in paired_difference: resampling problems only moves the counts of the three kinds of problem
+        counts = rng.multinomial(n, [up / n, down / n, 1 - (up + down) / n], size=resamples)
+        gains.append(100 * (up - down) / n)
+        draws.append(100 * (counts[:, 0] - counts[:, 1]) / n)
+    low, high = np.percentile(draws[0] - draws[1], [2.5, 97.5])
+    return {"difference": gains[0] - gains[1], "ci_low": float(low), "ci_high": float(high),
+            "n_one": len(one[0]), "n_other": len(other[0])}

@@ -55,3 +55,28 @@ def test_an_unpaired_difference_needs_more_than_its_size_to_be_told_from_noise()
         unpaired_difference(5, 4, 1, 2)
     with pytest.raises(ValueError, match="not two shares"):
         unpaired_difference(0, 0, 1, 2)
+
+
+def test_gain_difference_brackets_a_difference_of_two_gains_each_paired_on_its_own_test_set() -> None:
+    from mwplib.significance import gain_difference
+
+    def runs(n: int, base: int, gained: int, lost: int = 0) -> tuple[dict, dict]:
+        """(base, +DA) on `n` problems: the base solves the first `base`; +DA loses `lost` of them and gains
+        `gained` more."""
+        return ({f"q{i}": i < base for i in range(n)}, {f"q{i}": lost <= i < base + gained for i in range(n)})
+
+    # SD: +30 points (60 gained of 200); ComDiv: 0 (10 gained, 10 lost of 300): far beyond noise
+    wide = gain_difference(runs(200, 40, 60), runs(300, 100, 10, lost=10))
+    assert wide["difference"] == pytest.approx(30.0) and 0 < wide["ci_low"] < 30.0 < wide["ci_high"]
+    assert (wide["n_one"], wide["n_other"]) == (200, 300)
+    # one problem gained of 20 against nothing on 20: 5 points, the interval holds 0
+    close = gain_difference(runs(20, 5, 1), runs(20, 5, 0))
+    assert close["difference"] == pytest.approx(5.0) and close["ci_low"] <= 0 <= close["ci_high"]
+    # the same gain on both sets: nothing between them, however large each gain is
+    same = gain_difference(runs(100, 10, 40), runs(100, 10, 40))
+    assert same["difference"] == 0.0 and same["ci_low"] < 0 < same["ci_high"]
+    assert gain_difference(runs(100, 10, 40), runs(100, 10, 40)) == same  # seeded: the same interval again
+    with pytest.raises(ValueError, match="gain_difference: predictions cover different problems"):
+        gain_difference(runs(20, 5, 1), ({"q0": True}, {"q1": True}))
+    with pytest.raises(ValueError, match="no problems"):
+        gain_difference(runs(20, 5, 1), ({}, {}))
