@@ -79,12 +79,21 @@ def comparison(finding: str, label: str, a: Cell, b: Cell, by_sign: bool = False
                    sized=not by_sign and not isinstance(b, float))
 
 
+def verdict_of(holds: str) -> str:
+    """The verdict of a ``holds`` text without what follows it in brackets: "yes (95 % interval 0.3 to 0.9)" is
+    a "yes", "within noise (McNemar p = 0.50, n = 100)" is "within noise"."""
+    return holds.split(" (", 1)[0]
+
+
 def _in_size(row: dict[str, Any]) -> dict[str, Any]:
     """`row` without its ``sized`` flag, judged "smaller" instead of "yes" when it is sized, the paper's difference
-    is positive and ours is under :data:`SIZE` of it. Verdicts of noise, spread or cell size came first and stay."""
+    is positive and ours is under :data:`SIZE` of it; a bracket after the "yes" (an interval, :func:`within_interval`)
+    stays in the "smaller" one. Verdicts of noise, spread or cell size came first and stay."""
     row = dict(row)
-    if row.pop("sized", False) and row["holds"] == "yes" and row["paper"] > 0 and row["ours"] < SIZE * row["paper"]:
-        row["holds"] = f"smaller ({row['ours'] / row['paper']:.2f} of the paper's)"
+    sized = row.pop("sized", False)
+    if sized and verdict_of(row["holds"]) == "yes" and row["paper"] > 0 and row["ours"] < SIZE * row["paper"]:
+        after = row["holds"][len("yes ("):-1]
+        row["holds"] = f"smaller ({row['ours'] / row['paper']:.2f} of the paper's{'; ' + after if after else ''})"
     return row
 
 

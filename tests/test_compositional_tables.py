@@ -108,6 +108,50 @@ def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
     assert unpaired.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == "yes"
 
 
+def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excludes_0(tables):
+    """"DA helps most on SD" is a gain on SD test minus a gain on ComDiv: two test sets, each paired between base
+    and +DA (`experiments.da_gain_intervals`). Its interval, not the SD gain's own test, decides the verdict, shown
+    the way the Rel. Gap rows show theirs; "yes" still needs half the paper's difference."""
+    runs, da, table2 = tables
+    no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
+    gains = experiments.da_gain_intervals(da)  # +20 points on SD test against +10 on MAWPS ComDiv, 10 problems each
+    assert gains[["method", "run dataset", "pool", "pool run dataset", "n", "pool n"]].values.tolist() == [
+        ["GTS+DA", "sd-zh", "MAWPS", "mawps-comdiv-pooled", 10, 10]]
+    assert gains["gain on SD − gain on pool"].iloc[0] == pytest.approx(10.0)
+    low, high = gains[["ci_low", "ci_high"]].iloc[0]
+    assert low < 0 < high
+    paired = experiments.paired_tests(runs, da)
+    claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired,
+                                                  gains=gains).set_index("comparison")
+    assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
+        f"within noise (95 % interval {low:.3f} to {high:.3f})")
+
+    def chain(n: int, base: int, augmented: int) -> tuple[list[dict], list[dict]]:
+        return [record(base, of=n)], [record(augmented, of=n, n_train=120)]
+
+    def judged(sd_gain: int, comdiv_gain: int = 0) -> str:
+        """The row's verdict, its interval cut off, with +`sd_gain` of 2000 SD test problems against +`comdiv_gain` of
+        2000 ComDiv ones."""
+        sd, comdiv = chain(2000, 100, 100 + sd_gain), chain(2000, 1000, 1000 + comdiv_gain)
+        runs = {("GTS", "sd-zh"): sd[0], ("GTS", "mawps-comdiv-pooled"): comdiv[0]}
+        da = {("GTS", "mawps-comdiv-pooled", "+DA"): list(comdiv), ("GTS", "sd-zh", "+DA"): list(sd)}
+        table2 = experiments.table2(runs, da, get_profile("quick"))
+        gains = experiments.da_gain_intervals(da)
+        interval = f"95 % interval {gains['ci_low'].iloc[0]:.3f} to {gains['ci_high'].iloc[0]:.3f}"
+        claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(),
+                                                      experiments.paired_tests(runs, da), gains=gains)
+        by = claims.set_index("comparison")["holds"]
+        assert by["GTS+DA − GTS: SD test"].startswith("within noise") == (not sd_gain)  # McNemar's, on its own
+        holds = by["GTS+DA: gain on SD test − gain on MAWPS ComDiv"]
+        assert holds.endswith(f"{interval})")
+        return holds.removesuffix(f"{interval})")
+
+    assert judged(200) == "yes ("  # 10 points of the paper's 14.2
+    assert judged(100) == "smaller (0.35 of the paper's; "  # 5 points: beyond noise, under half the paper's
+    # as under quick: no gain on SD, a loss on ComDiv; the difference of the two gains is what the row compares
+    assert judged(0, comdiv_gain=-200) == "yes ("
+
+
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
     """Every run of `quick`'s notebook 06, and of its probes (the ablations, two more ladder rungs), has its
     committed record (a changed key would orphan it); a rung nobody trained is listed with a time."""

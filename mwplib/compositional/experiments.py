@@ -21,7 +21,7 @@ from .. import findings, report, runs
 from ..metrics import percent
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
-from ..significance import paired_difference, rel_gap_difference
+from ..significance import gain_difference, paired_difference, rel_gap_difference
 from ..text import tokenize
 from ..train import split_validation
 from . import atoms, audit, datasets, proofread, splits, synthesis, training
@@ -604,15 +604,27 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
                                        "run dataset", "note"])
 
 
+def da_pairs(da: dict) -> dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """(method, run dataset) → (its base's runs, its +DA runs) for each +DA chain of `da` (:func:`da_runs`): round 0
+    of the chain (the same seed and test problems; Table II's base cell) and its last round (Table II's +DA cell).
+    One pairing for "data augmentation helps" (:func:`paired_tests`) and "DA helps most on SD"
+    (:func:`da_gain_intervals`)."""
+    return {(m, d): (rounds[0], rounds[-1]) for (m, d, v), rounds in da.items() if v == "+DA"}
+
+
 def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFrame:
     """Exact McNemar tests of every pair of Table II / IV cells scored on one test set that a finding compares:
-    each +DA method against its base (round 0 of the same chain: the same seed and test problems) and, where
-    `equal` (:func:`equal_steps_runs`) has it, against the base at equal optimizer steps; and each Table IV
-    ablation against the full +DA. A finding on such a pair holds only when p < 0.05 (`findings.SIGNIFICANCE`)."""
+    each +DA method against its base (:func:`da_pairs`) and, where `equal` (:func:`equal_steps_runs`) has it,
+    against the base at equal optimizer steps; and each Table IV ablation against the full +DA. A finding on such a
+    pair holds only when p < 0.05 (`findings.SIGNIFICANCE`)."""
     rows = []
-    full = {(m, d): rounds[-1] for (m, d, v), rounds in da.items() if v == "+DA"}
+    chains = da_pairs(da)
+    full = {cell: augmented for cell, (_, augmented) in chains.items()}
     for (method, dataset, variant), rounds in da.items():
-        pairs = [(f"{method}+DA", method, rounds[-1], rounds[0])] if variant == "+DA" else []
+        pairs = []
+        if variant == "+DA":
+            base, augmented = chains[(method, dataset)]
+            pairs.append((f"{method}+DA", method, augmented, base))
         if variant == "+DA" and (method, dataset) in (equal or {}):
             pairs.append((f"{method}+DA", method + EQUAL_STEPS, rounds[-1], equal[(method, dataset)]))
         if variant != "+DA" and (method, dataset) in full:
@@ -640,6 +652,28 @@ def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -
                              "Rel. Gap a − b": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["dataset", "a", "b", "Rel. Gap a − b", "ci_low", "ci_high"])
+
+
+def da_gain_intervals(da: dict) -> pd.DataFrame:
+    """For "DA helps most on SD": each +DA method's gain over its base (:func:`da_pairs`) on an SD test set minus
+    its gain on a pool's ComDiv test set, in points, with a 95 % bootstrap interval (each test set resampled on its
+    own, paired between base and +DA: `significance.gain_difference`); one row per SD set and ComDiv pool that
+    both have a +DA chain. Each gain alone is McNemar's (:func:`paired_tests`); their difference spans two test
+    sets, so it needs an interval of its own."""
+    chains = da_pairs(da)
+    rows = []
+    for (method, sd), sd_runs in chains.items():
+        if not sd.startswith("sd-"):
+            continue
+        for (other, comdiv), comdiv_runs in chains.items():
+            if other == method and _is_comdiv(comdiv):
+                test = gain_difference(tuple(map(_correct, sd_runs)), tuple(map(_correct, comdiv_runs)))
+                rows.append({"method": f"{method}+DA", "run dataset": sd, "pool": PAPER_NAMES[_column(comdiv)[0]],
+                             "pool run dataset": comdiv, "n": test["n_one"], "pool n": test["n_other"],
+                             "gain on SD − gain on pool": test["difference"], "ci_low": test["ci_low"],
+                             "ci_high": test["ci_high"]})
+    return pd.DataFrame(rows, columns=["method", "run dataset", "pool", "pool run dataset", "n", "pool n",
+                                       "gain on SD − gain on pool", "ci_low", "ci_high"])
 
 
 def _correct(records: Sequence[dict[str, Any]]) -> dict[str, bool]:
