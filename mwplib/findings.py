@@ -224,7 +224,8 @@ def within_interval(row: dict[str, Any], intervals: pd.DataFrame | None, **keys:
 
 def counts(frame: pd.DataFrame) -> dict[str, int]:
     """How many comparisons of a findings table hold, how many hold in sign but fall short of the paper's size, and
-    how many do not, as the notebooks record them (those within noise or not shown are none of these)."""
-    return {"findings_held": int((frame["holds"] == "yes").sum()),
-            "findings_smaller": int(frame["holds"].str.startswith("smaller").sum()),
-            "findings_not_held": int((frame["holds"] == "no").sum())}
+    how many do not, as the notebooks record them (those within noise or not shown are none of these). A verdict
+    with its interval beside it (:func:`within_interval`: "yes (95 % interval 0.3 to 0.9)") counts as that verdict."""
+    verdicts = frame["holds"].map(verdict_of)
+    return {"findings_held": int((verdicts == "yes").sum()), "findings_smaller": int((verdicts == "smaller").sum()),
+            "findings_not_held": int((verdicts == "no").sum())}

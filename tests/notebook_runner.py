@@ -71,12 +71,15 @@ def saved_findings(name: str, metrics: dict[str, Any], profile: str = "smoke") -
     frame = pd.read_csv(paths.tables_dir(profile) / f"{name}.csv")
     unjudged = frame["holds"].str.startswith(("within noise (", "not shown (n = ", "within seed spread ("))
     smaller = frame["holds"].str.startswith("smaller (")
-    assert set(frame.loc[~unjudged & ~smaller, "holds"]) <= {"yes", "no", "no result"}
-    assert (frame["holds"] == "yes").sum() == metrics["findings_held"]
+    verdicts = frame["holds"].map(findings.verdict_of)  # "yes (95 % interval …)" is a yes
+    assert set(verdicts[~unjudged & ~smaller]) <= {"yes", "no", "no result"}
+    assert frame.loc[~unjudged & ~smaller & (verdicts != frame["holds"]), "holds"].str.contains(
+        r" \(95 % interval ").all()  # a verdict has nothing but an interval beside it
+    assert (verdicts == "yes").sum() == metrics["findings_held"]
     assert smaller.sum() == metrics["findings_smaller"]
-    assert (frame["holds"] == "no").sum() == metrics["findings_not_held"]
-    judged = frame[frame["holds"].isin(["yes", "no"]) | smaller]
-    assert ((judged["ours"] > 0) == (judged["holds"] != "no")).all()
+    assert (verdicts == "no").sum() == metrics["findings_not_held"]
+    judged = frame[verdicts.isin(["yes", "no"]) | smaller]
+    assert ((judged["ours"] > 0) == (verdicts[judged.index] != "no")).all()
     short = frame[smaller]  # positive, under half the paper's difference
     assert ((short["ours"] > 0) & (short["ours"] < findings.SIZE * short["paper"])).all()
     assert frame.loc[frame["holds"] == "no result", "ours"].isna().all()

@@ -429,3 +429,16 @@ def test_the_best_model_on_svamp_holds_only_beyond_mcnemars_test_against_the_run
     ahead = best(run("graph2tree", "minilm", 60), scratch, stand_in)  # 18 disagreements, all Graph2Tree R's
     assert (ahead["ours"], ahead["holds"]) == (pytest.approx(18.0), "yes") and float(ahead["p"]) < 1e-4
     assert best(scratch, stand_in)["holds"] == "no result"  # Graph2Tree R not run: nothing to test
+
+
+def test_a_verdict_with_its_interval_beside_it_is_counted_and_judged_in_size_as_that_verdict():
+    """`within_interval` writes "yes (95 % interval …)": the notebooks' counts take it for a "yes", and a sized row
+    under half the paper's difference says "smaller", its interval kept."""
+    intervals = pd.DataFrame({"k": ["a", "b", "c"], "ci_low": [2.0, -1.0, 0.5], "ci_high": [9.0, 3.0, 1.5]})
+    rows = [findings.within_interval(findings.verdict("f", k, 10.0, ours, sized=True), intervals, k=k)
+            for k, ours in (("a", 6.0), ("b", 1.0), ("c", 1.0))]
+    frame = findings.frame(rows)
+    assert frame["holds"].tolist() == ["yes (95 % interval 2.000 to 9.000)", "within noise (95 % interval -1.000 to "
+                                       "3.000)", "smaller (0.10 of the paper's; 95 % interval 0.500 to 1.500)"]
+    assert findings.counts(frame) == {"findings_held": 1, "findings_smaller": 1, "findings_not_held": 0}
+    assert findings.verdict_of("no (95 % interval -3.000 to -1.000)") == "no"
