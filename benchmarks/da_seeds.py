@@ -1,6 +1,6 @@
 """+DA against its base at other training seeds, on the same split: is a +DA difference DA's, or one seed's?
 
-Notebook 06 trains each cell once (seed 0); McNemar then counts the test problems two runs disagree on, not what
+Notebook 07 trains each cell once (seed 0); McNemar then counts the test problems two runs disagree on, not what
 another seed would do. This trains the base run and one +DA round of the first +DA method on the profile's ComDiv
 split with each seed given (the split stays seed 0's), records them like the notebook's runs, and prints both
 accuracies and the paired test, and the base again at as many optimizer steps as +DA made

@@ -1,4 +1,4 @@
-"""Train notebook 06's `full` member runs side by side on a lent GPU until a deadline, and measure the card.
+"""Train notebook 07's `full` member runs side by side on a lent GPU until a deadline, and measure the card.
 
     python benchmarks/gpu_lease.py --deadline 480 --bundle $OUT Transformer:transformer:mawps-iid GTS:gts:sd-zh ...
 

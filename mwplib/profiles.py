@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class CompositionalPlan:
-    """What notebook 06 (Lan et al. 2022) trains under a profile: the smallest grid that still shows each claim
+    """What notebook 07 (Lan et al. 2022) trains under a profile: the smallest grid that still shows each claim
     under `quick`, the paper's under `full`."""
 
     methods: tuple[str, ...] = ("GTS",)  # Table II's solvers, by the paper's names (`compositional.training.METHODS`)
@@ -40,7 +40,7 @@ class CompositionalPlan:
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One cell of a notebook grid (notebooks 01–04) that a profile with a plan trains, with its own epochs and
+    """One cell of a notebook grid (notebooks 01–03 and 05) that a profile with a plan trains, with its own epochs and
     patience, and the claim it is there to show."""
 
     model: str
@@ -51,8 +51,8 @@ class PlannedRun:
     shows: str = ""
 
 
-#: `quick`'s runs (fold 0, beam 3; docs/quick-profile.md §4 measures each choice). Notebooks 01, 02 and 04 share
-#: the MAWPS and ASDiv-A runs; the last row trains only with notebook 04's ``SVAMP_CV=True``.
+#: `quick`'s runs (fold 0, beam 3; docs/quick-profile.md §4 measures each choice). Notebooks 01, 02 and 05 share
+#: the MAWPS and ASDiv-A runs; the last row trains only with notebook 05's ``SVAMP_CV=True``.
 QUICK_RUNS: tuple[PlannedRun, ...] = (
     PlannedRun("seq2seq", "scratch", "asdiv-a", 10, 5, "baseline of 'GTS/Graph2Tree beat Seq2Seq'; beats majority"),
     PlannedRun("seq2seq", "scratch", "mawps", 10, 5, "beats the majority template"),
@@ -66,12 +66,12 @@ QUICK_RUNS: tuple[PlannedRun, ...] = (
     PlannedRun("constrained", "scratch", "asdiv-a", 15, 0, "Table 5 (03)"),
     PlannedRun("constrained", "scratch", "mawps-asdiv-a_svamp", 15, 0, "far fewer SVAMP problems; beats majority"),
     PlannedRun("constrained", "minilm", "asdiv-a-all", 12, 0, "Tables 6/26's attention examples (03)"),
-    PlannedRun("seq2seq", "scratch", "mawps-asdiv-a_svamp", 10, 5, "Tables 11, 13–15 (04)"),
+    PlannedRun("seq2seq", "scratch", "mawps-asdiv-a_svamp", 10, 5, "Tables 11, 13–15 (05)"),
     PlannedRun("transformer", "scratch", "mawps-asdiv-a_svamp", 10, 5,
-               "Table 10's best model among three; generated variations rank models as SVAMP does (07)"),
+               "Table 10's best model among three; generated variations rank models as SVAMP does (04)"),
     PlannedRun("gts", "scratch", "mawps-asdiv-a_svamp", 10, 5,
-               "Table 10's best model among three; generated variations rank models as SVAMP does (07)"),
-    PlannedRun("seq2seq", "scratch", "cv_svamp_augmented", 10, 5, "SVAMP 5-fold's fold 0 (04, SVAMP_CV=True)"),
+               "Table 10's best model among three; generated variations rank models as SVAMP does (04)"),
+    PlannedRun("seq2seq", "scratch", "cv_svamp_augmented", 10, 5, "SVAMP 5-fold's fold 0 (05, SVAMP_CV=True)"),
 )
 
 
@@ -86,8 +86,8 @@ class Profile:
     beam_size: int  # beam width for tree/sequence decoding
     overlap_limit: int | None  # problems per subset in overlap statistics (None = all)
     compositional: CompositionalPlan = field(default_factory=CompositionalPlan)
-    planned: tuple[PlannedRun, ...] | None = field(default=None, repr=False)  # notebooks 01–04 train only these
-    # (None: every cell, at `epochs()`); `runs.planned_runs` shows them
+    planned: tuple[PlannedRun, ...] | None = field(default=None, repr=False)  # notebooks 01–03 and 05 train only
+    # these (None: every cell, at `epochs()`); `runs.planned_runs` shows them
 
     def planned_run(self, model: str, embedding: str, dataset: str) -> PlannedRun | None:
         """The plan's run for this cell, or None (also when the profile has no plan)."""

@@ -21,13 +21,13 @@ from . import paths
 from .profiles import PROFILES, CompositionalPlan
 
 #: Rows that both profiles judge where `quick` cannot settle the sign, keyed by (notebook, comparison), with why.
-#: None since every two-accuracy finding carries a noise test: a `quick` tie (05's DRAW-1K + DOLPHIN-L TD − TE*,
+#: None since every two-accuracy finding carries a noise test: a `quick` tie (06's DRAW-1K + DOLPHIN-L TD − TE*,
 #: 2 perceptron epochs) now reads "within noise", an open verdict, not a "no".
 CANNOT_SHOW: dict[tuple[str, str], str] = {}
 
 
 def not_like_for_like() -> dict[str, str]:
-    """By notebook, where the two profiles' plans give different data beyond epochs and folds (notebook 06: the
+    """By notebook, where the two profiles' plans give different data beyond epochs and folds (notebook 07: the
     ComDiv split, the SD build, the +DA protocol), said under the table's count: those rows compare different
     things."""
     quick, full = (PROFILES[name].compositional for name in ("quick", "full"))
@@ -35,7 +35,7 @@ def not_like_for_like() -> dict[str, str]:
         ("ComDiv split", f"`{quick.comdiv}`", f"`{full.comdiv}`"),
         ("SD", quick.sd_build, full.sd_build),
         ("+DA", _protocol(quick), _protocol(full))) if mine != theirs]
-    return {"06": "; ".join(differ) + " (their rows compare different data)"} if differ else {}
+    return {"07": "; ".join(differ) + " (their rows compare different data)"} if differ else {}
 
 
 def _protocol(plan: CompositionalPlan) -> str:

@@ -179,7 +179,7 @@ def record(notebook: str, profile: Profile, **metrics: float | int | str) -> Non
 
 def headline(frame: pd.DataFrame, keys: Sequence[str], prefix: str = "", column: str = "ours") -> dict[str, float]:
     """One column of a table as flat metric names for :func:`record`, e.g. ``table3_seq2seq_s_mawps`` from the
-    key columns; NaN cells (not run, or no problem in the group) are left out (notebooks 00–04)."""
+    key columns; NaN cells (not run, or no problem in the group) are left out (notebooks 00–05)."""
     out = {}
     for _, row in frame.iterrows():
         if pd.notna(row[column]):

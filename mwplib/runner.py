@@ -17,9 +17,9 @@ from .profiles import DEFAULT_PROFILE, PROFILES
 
 #: The parameters, beyond the defaults, with which each profile's committed tables were rendered from the committed
 #: runs: `--from-records` renders them so, training nothing (`TRAIN_MISSING=False` where a notebook has it), and the
-#: tests re-render them so and compare. `full`'s 04 shows its R rows and §5.3's 5-fold experiment.
+#: tests re-render them so and compare. `full`'s 05 shows its R rows and §5.3's 5-fold experiment.
 COMMITTED_RENDERS: dict[str, dict[str, dict[str, Any]]] = {
-    "full": {"04_svamp": {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}},
+    "full": {"05_svamp": {"EMBEDDINGS": ["scratch", "minilm"], "SVAMP_CV": True}},
 }
 #: matplotlib's backend in a notebook kernel: the inline one, whatever this process uses (tests run under Agg).
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"

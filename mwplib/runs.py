@@ -1,4 +1,4 @@
-"""The run cache, grids and plans: every neural solver of notebooks 01–04 and 06 trains through here.
+"""The run cache, grids and plans: every neural solver of notebooks 01–03, 05 and 07 trains through here.
 
 A run is identified by its key (`mwplib.runkey`: the hash of its spec's description, by an explicit schema, and of
 the checksum of the exact problems used). Its metrics, timing, per-epoch history and
@@ -143,7 +143,7 @@ def run(spec: RunSpec, train: Sequence[Problem], test: Sequence[Problem], profil
         progress: bool = True, need_weights: bool = False, validation: Sequence[Problem] | None = None
         ) -> dict[str, Any]:
     """Train and evaluate one run, or load it from the cache. `train` may be any list of problems; `validation`,
-    when given, chooses the epoch instead of a part carved from `train` (notebook 06: augmented training sets
+    when given, chooses the epoch instead of a part carved from `train` (notebook 07: augmented training sets
     keep their split's validation part). With `need_weights`, a recorded run whose checkpoint is not on this
     machine (weights are not committed) is trained again, so its weights can be loaded; its record, and every
     evaluation of it, stays as committed (another machine or thread count may give other numbers), and
@@ -233,21 +233,21 @@ def iter_grid(models: Iterable[str], embeddings: Iterable[str], datasets: dict[s
 
 #: Config fields with which a table cell may be filled when no run of the paper's setting is recorded: a
 #: Transformer R (MiniLM) run on MAWPS + ASDiv-A → SVAMP takes about 3 h in fp32 on a 2-core CPU, longer than a
-#: session, and under 2 h with a bf16 forward pass. Notebook 04 renders with it; a stand-in is never preferred to
+#: session, and under 2 h with a bf16 forward pass. Notebook 05 renders with it; a stand-in is never preferred to
 #: a run of the paper's setting, and its table rows say what it is (:func:`stand_in_note`).
 STAND_IN: dict[str, Any] = {"precision": "bf16"}
 
 
 def stand_in_note(records: Iterable[dict[str, Any]]) -> str:
     """"trained with precision=bf16" etc. when any of `records` was recorded with a :data:`STAND_IN` field
-    instead of the paper's setting, "" otherwise: the label a table puts on such a cell (notebook 04)."""
+    instead of the paper's setting, "" otherwise: the label a table puts on such a cell (notebook 05)."""
     found = sorted({f"{field}={value}" for rec in records for field, value in STAND_IN.items()
                     if rec["spec"]["config"].get(field) == value})
     return f"trained with {', '.join(found)} (stand-in: no run of the paper's setting recorded)" if found else ""
 
 
 def run_grid(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-    """:func:`iter_grid` as a list (resuming from the cache; notebooks 01–04)."""
+    """:func:`iter_grid` as a list (resuming from the cache; notebooks 01–05)."""
     return list(iter_grid(*args, **kwargs))
 
 

@@ -1,5 +1,5 @@
 """Evaluate an already trained run on another test set, without retraining (notebooks 02_question_removal
-and 04_svamp: "train on the normal folds, test on the question-removed folds", SVAMP Tables 3, 11, 17).
+and 05_svamp: "train on the normal folds, test on the question-removed folds", SVAMP Tables 3, 11, 17).
 
 `mwplib.runs` trains and tests in one go; this module loads a finished run's checkpoint and predicts on a
 second test set (e.g. the same fold with its questions removed). The result is cached as JSON beside the
@@ -120,7 +120,7 @@ def question_removed_test(record: dict[str, Any], released: bool = False) -> lis
 
 def evaluate_without_questions(records: Sequence[dict[str, Any]], profile: Profile, released: bool = False, *,
                                available_only: bool = False) -> list[dict[str, Any]]:
-    """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 04).
+    """:func:`evaluate_on` every run of `records` on its question-removed test set (notebooks 02 and 05).
     With `available_only`, a run whose weights are elsewhere and whose evaluation is not recorded is left out
     and named in a printed line; the tables then say how many folds they pool."""
     name = "released_without_questions" if released else "without_questions"
@@ -149,7 +149,7 @@ def evaluate_available(records: Sequence[dict[str, Any]], test_of: Callable[[dic
 
 def removal_agreement(datasets: Sequence[str]) -> pd.DataFrame:
     """How closely our question removal reproduces SVAMP's released body-only test files, per dataset
-    (:func:`mwplib.data.question_removal_agreement`; notebooks 02 and 04)."""
+    (:func:`mwplib.data.question_removal_agreement`; notebooks 02 and 05)."""
     rows = []
     for dataset in datasets:
         result = question_removal_agreement(dataset)  # type: ignore[arg-type]

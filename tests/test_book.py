@@ -40,9 +40,9 @@ def test_every_code_cell_is_folded_and_outputs_kept():
 
 
 def test_contents_are_grouped_by_paper_in_reading_order():
-    present = {n: Path(f"{n}_x.ipynb") for n in ("00", "01", "05", "06")}
+    present = {n: Path(f"{n}_x.ipynb") for n in ("00", "01", "06", "07")}
     index = book._index("smoke", present)
-    assert index.index("SVAMP") < index.index("01_x") < index.index("Annotating") < index.index("05_x")
+    assert index.index("SVAMP") < index.index("01_x") < index.index("Annotating") < index.index("07_x")
     assert "02_x" not in index and index.count("{toctree}") == 4
 
 
@@ -119,12 +119,12 @@ def test_a_figure_shown_as_its_path_is_caught(tmp_path):
         return path
 
     path_repr = {"output_type": "execute_result", "execution_count": 1, "metadata": {},
-                 "data": {"text/plain": f"PosixPath('{paths.FIGURES}/quick/04_accuracy_by_variation.png')"}}
+                 "data": {"text/plain": f"PosixPath('{paths.FIGURES}/quick/05_accuracy_by_variation.png')"}}
     image = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo=",
                                                                       "text/plain": "<IPython.core.display.Image>"}}
     warning = {"output_type": "stream", "name": "stderr", "text": f"{paths.ROOT}/.venv/lib/tqdm/auto.py: TqdmWarning"}
-    assert len(figure_output_problems(executed(path_repr), ["04_accuracy_by_variation.png"])) == 3
-    assert figure_output_problems(executed(image, warning), ["04_accuracy_by_variation.png"]) == []
+    assert len(figure_output_problems(executed(path_repr), ["05_accuracy_by_variation.png"])) == 3
+    assert figure_output_problems(executed(image, warning), ["05_accuracy_by_variation.png"]) == []
     assert figure_output_problems(executed(), []) == []
 
 

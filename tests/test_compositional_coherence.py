@@ -80,7 +80,7 @@ def test_the_committed_sd_audit_tables_cover_exactly_the_samples_drawn_again():
             audit.judged(f"sd-{language}-unchecked")["id"])
     checked = pd.concat([audit.judged("sd-zh-checked"), audit.judged("sd-zh-checked-added")])
     assert sorted(r["id"] for r in experiments.sd_audit_rows("zh", "preconditions")) == sorted(checked["id"])
-    # what the preconditions turned away, per rule: the table notebook 06 shows beside that audit
+    # what the preconditions turned away, per rule: the table notebook 07 shows beside that audit
     rejected = experiments.sd_rejections("zh")
     turned_away = experiments.sd_built("zh", checked=True).incoherent
     assert len(rejected) and rejected["seeds"].sum() == sum(turned_away.values())

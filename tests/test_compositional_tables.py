@@ -1,4 +1,4 @@
-"""Notebook 06's tables and findings from hand-made run records: the cells, Rel. Gap and the claims' signs."""
+"""Notebook 07's tables and findings from hand-made run records: the cells, Rel. Gap and the claims' signs."""
 import math
 
 import pandas as pd
@@ -152,7 +152,7 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
 
 
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
-    """Every run of `quick`'s notebook 06, and of its probes (the ablations, two more ladder rungs), has its
+    """Every run of `quick`'s notebook 07, and of its probes (the ablations, two more ladder rungs), has its
     committed record (a changed key would orphan it); a rung nobody trained is listed with a time."""
     from mwplib.compositional.__main__ import main
 

@@ -138,7 +138,7 @@ def _slot(row, **change):
     return record
 
 
-#: Records the loader took before issue #35's fix (or that failed later, in notebook 05), and why they are refused.
+#: Records the loader took before issue #35's fix (or that failed later, in notebook 06), and why they are refused.
 REFUSED = {
     "lSolutions []": ({"lSolutions": []}, "lSolutions is empty"),
     "lSolutions as text": ({"lSolutions": ["30", "300"]}, "lSolutions[0] must be a number, got str '30'"),

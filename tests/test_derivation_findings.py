@@ -1,4 +1,4 @@
-"""Notebook 05's findings table (`experiments.findings`) from hand-made Tables 2–4, and its agreement with `claims`."""
+"""Notebook 06's findings table (`experiments.findings`) from hand-made Tables 2–4, and its agreement with `claims`."""
 import io
 import math
 
@@ -140,6 +140,6 @@ def test_each_accuracy_finding_carries_a_paired_sign_test_on_the_same_problems()
 
 
 def test_the_speed_note_shows_a_bound_that_held_and_the_seconds_of_one_that_did_not():
-    """Notebook 05's wall times differ at every render; what its page shows must not, unless a bound broke."""
+    """Notebook 06's wall times differ at every render; what its page shows must not, unless a bound broke."""
     assert experiments.speed(11.2, 1.6) == experiments.speed(14.5, 0.3)
     assert list(experiments.speed(75.0, 1.6).values()) == ["75 s, over its 60 s bound", "under 10 s"]

@@ -28,7 +28,7 @@ def test_comparison_subtracts_both_columns_and_judges_the_sign_of_ours():
     assert findings.comparison("f", "z − 50", (table, {"k": "z"}), 50.0)["holds"] == "no result"
 
 
-#: Notebook 04's other tables, empty (columns as committed): the findings of Tables 11 and 15 alone.
+#: Notebook 05's other tables, empty (columns as committed): the findings of Tables 11 and 15 alone.
 T10_COLUMNS = ["subset", "model", "emb", "paper", "ours", "Δ", "n", "note"]
 ABLATION_COLUMNS = ["measure", "paper", "ours", "Δ", "model"]
 CV_COLUMNS = ["model", "emb", "folds", "n", "paper", "ours", "Δ", svamp_findings.WITHOUT_SVAMP]
@@ -361,7 +361,7 @@ def test_every_two_run_finding_of_notebook_01_is_tested_against_the_other_run_pr
 
 
 def test_two_accuracies_on_different_problems_hold_only_beyond_fishers_test():
-    """Notebook 04 compares accuracies of different problems (two test sets, two parts of one): Fisher's exact
+    """Notebook 05 compares accuracies of different problems (two test sets, two parts of one): Fisher's exact
     test on each side's n decides between a verdict and "within noise"; a part too small is not shown at all."""
     t15 = pd.DataFrame({"dataset": ["SVAMP"] * 3, "numbers": ["2", "3", "4"], "paper": [78.3, 25.4, 25.4],
                         "ours": [40.0, 30.0, 20.0], "n": [50, 40, 10]})

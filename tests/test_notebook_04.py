@@ -1,34 +1,28 @@
-"""Notebook 04 (SVAMP) runs under smoke, with the SVAMP 5-fold experiment switched on; its ablation counts
-are the variation labels of the evaluated problems."""
-from __future__ import annotations
-
+"""Notebook 04 (how SVAMP was built; right answers from other equations) under the smoke profile."""
 import pandas as pd
 import pytest
-from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
+from notebook_runner import execute_notebook
 
-from mwplib import paths, report
-from mwplib.data import load_mawps_asdiv_svamp
+from mwplib import paths
 from mwplib.profiles import get_profile
+from mwplib.svamp.paper_numbers import PAPER_TABLE7
 
 
 @pytest.mark.slow
-def test_notebook_04_smoke() -> None:
-    metrics = execute_notebook("04_svamp", "smoke", SVAMP_CV=True)
-    evaluated = load_mawps_asdiv_svamp().test[:get_profile("smoke").test_limit]
-    for category in ("Question Sensitivity", "Reasoning Ability", "Structural Invariance"):
-        key = f"table13_{category.lower().replace(' ', '_')}_removed"
-        assert metrics[key] == sum(category in p.meta["variation_categories"] for p in evaluated)
-    table10 = pd.read_csv(paths.tables_dir("smoke") / "table10_svamp_subsets.csv")
-    table11 = pd.read_csv(paths.tables_dir("smoke") / "table11_svamp_without_questions.csv")
-    full = table10[table10["subset"] == "Full Set"].set_index(["model", "emb"])[report.BY_VALIDATION]
-    svamp_rows = table11[table11["test set"] == "SVAMP w/o questions"].set_index(["model", "emb"])
-    assert full.to_dict() == pytest.approx(svamp_rows["with question"].to_dict())  # the same runs
-    for model in ("seq2seq", "gts", "graph2tree", "transformer"):
-        assert metrics[f"table10_full_set_{model}_s"] == pytest.approx(
-            recorded_accuracy(model, "scratch", "mawps-asdiv-a_svamp"), abs=1e-4)
-    assert metrics["svamp_5fold_seq2seq_s"] == pytest.approx(
-        recorded_accuracy("seq2seq", "scratch", "cv_svamp_augmented"), abs=1e-4)
-    assert {"table15_svamp_2", "table15_asdiv_a_2"} <= metrics.keys()
-    findings = saved_findings("04_findings", metrics)
-    assert findings["SVAMP: 2 numbers − 3 numbers"] == pytest.approx(
-        metrics["table15_svamp_2"] - metrics["table15_svamp_3"], abs=1e-3)
+def test_notebook_04_smoke():
+    m = execute_notebook("04_svamp_construction", "smoke")
+    table7 = pd.read_csv(paths.tables_dir("smoke") / "table07_seed_selection.csv").set_index("group")
+    # the paper's group sizes are ASDiv-A's own (1,218 problems): ours must match them exactly
+    for group, (examples, seeds) in PAPER_TABLE7.items():
+        assert table7.loc[group, "examples in ASDiv-A"] == table7.loc[group, "paper: examples"] == examples
+        assert m[f"table7_seeds_{group.lower()}"] == table7.loc[group, "seeds"] <= seeds
+        assert 0 <= table7.loc[group, "ours that are SVAMP's"] <= table7.loc[group, "seeds"]
+    assert table7.loc["Total", "SVAMP's seeds among the candidates"] <= 100
+    counts = pd.read_csv(paths.tables_dir("smoke") / "04_variation_counts.csv", dtype={"code": str}).set_index("code")
+    assert (counts["generated"] + counts["not applicable"] + counts["discarded"] == counts["seeds"]).all()
+    assert counts.loc["22", "generated"] == counts.loc["33", "generated"] == 100  # these rules fit every seed
+    assert m["rule_made_22"] == 100
+    accuracy = pd.read_csv(paths.tables_dir("smoke") / "04_variation_accuracy.csv", dtype={"code": str})
+    # every evaluated run answered the rule-made problems once each, up to smoke's test limit
+    answered = min(counts["generated"].sum(), get_profile("smoke").test_limit)
+    assert (accuracy[accuracy["code"] == "all"]["rule-made: n"] == answered).all()

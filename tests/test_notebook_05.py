@@ -1,26 +1,34 @@
-"""Notebook 05 (derivation accuracy) under the smoke profile."""
-import pytest
-from notebook_runner import execute_notebook
+"""Notebook 05 (SVAMP) runs under smoke, with the SVAMP 5-fold experiment switched on; its ablation counts
+are the variation labels of the evaluated problems."""
+from __future__ import annotations
 
-DATASETS = ("alg514", "draw", "dolphin")
+import pandas as pd
+import pytest
+from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
+
+from mwplib import paths, report
+from mwplib.data import load_mawps_asdiv_svamp
+from mwplib.profiles import get_profile
 
 
 @pytest.mark.slow
-def test_notebook_05_smoke():
-    m = execute_notebook("05_derivation_accuracy", "smoke")
-    # Table 2 uses all data under every profile: close to the paper's 224 / 24 / 203 and 21 / 23 / 35 %;
-    # the vocabulary (words of the texts) measured 2088 / 1736 / 303 against the paper's 2.21k / 1.83k / 0.33k
-    for dataset, words in (("draw", 2088), ("alg514", 1736), ("dolphin", 303)):
-        assert m[f"t2_{dataset}_vocabulary"] == words
-    for dataset, templates, ambiguity in (("draw", 224, 21), ("alg514", 24, 23), ("dolphin", 203, 35)):
-        assert m[f"t2_{dataset}_templates_after"] == pytest.approx(templates, abs=8)
-        assert m[f"t2_{dataset}_ambiguity_pct"] == pytest.approx(ambiguity, abs=2.5)
-        assert m[f"t2_{dataset}_templates_before"] > m[f"t2_{dataset}_templates_after"]
-    # 64 training problems already solve part of ALG-514 (24 templates)
-    assert m["t3_alg514_TE_solution"] > 20
-    # a derivation equivalent to the annotation gives the annotated solution (one problem of slack for the
-    # two DOLPHIN-L annotation errors)
-    runs = {k.rsplit("_", 1)[0] for k in m if k.startswith(("t3_", "t4_"))}
-    assert len(runs) == 12
-    for run in runs:
-        assert 0 <= m[f"{run}_derivation"] <= m[f"{run}_solution"] + 100 / 32
+def test_notebook_05_smoke() -> None:
+    metrics = execute_notebook("05_svamp", "smoke", SVAMP_CV=True)
+    evaluated = load_mawps_asdiv_svamp().test[:get_profile("smoke").test_limit]
+    for category in ("Question Sensitivity", "Reasoning Ability", "Structural Invariance"):
+        key = f"table13_{category.lower().replace(' ', '_')}_removed"
+        assert metrics[key] == sum(category in p.meta["variation_categories"] for p in evaluated)
+    table10 = pd.read_csv(paths.tables_dir("smoke") / "table10_svamp_subsets.csv")
+    table11 = pd.read_csv(paths.tables_dir("smoke") / "table11_svamp_without_questions.csv")
+    full = table10[table10["subset"] == "Full Set"].set_index(["model", "emb"])[report.BY_VALIDATION]
+    svamp_rows = table11[table11["test set"] == "SVAMP w/o questions"].set_index(["model", "emb"])
+    assert full.to_dict() == pytest.approx(svamp_rows["with question"].to_dict())  # the same runs
+    for model in ("seq2seq", "gts", "graph2tree", "transformer"):
+        assert metrics[f"table10_full_set_{model}_s"] == pytest.approx(
+            recorded_accuracy(model, "scratch", "mawps-asdiv-a_svamp"), abs=1e-4)
+    assert metrics["svamp_5fold_seq2seq_s"] == pytest.approx(
+        recorded_accuracy("seq2seq", "scratch", "cv_svamp_augmented"), abs=1e-4)
+    assert {"table15_svamp_2", "table15_asdiv_a_2"} <= metrics.keys()
+    findings = saved_findings("05_findings", metrics)
+    assert findings["SVAMP: 2 numbers − 3 numbers"] == pytest.approx(
+        metrics["table15_svamp_2"] - metrics["table15_svamp_3"], abs=1e-3)

@@ -18,9 +18,9 @@ from mwplib.derivation.runs import code_version
 from mwplib.records import read_record
 from mwplib.repro import code_digest
 
-RENDERS = [("02_question_removal", "full"), ("04_svamp", "full"), ("01_baselines", "quick"),
-           ("02_question_removal", "quick"), ("03_attention_analysis", "quick"), ("04_svamp", "quick"),
-           ("06_compositional", "quick"), ("07_svamp_construction", "quick")]
+RENDERS = [("02_question_removal", "full"), ("05_svamp", "full"), ("01_baselines", "quick"),
+           ("02_question_removal", "quick"), ("03_attention_analysis", "quick"), ("05_svamp", "quick"),
+           ("07_compositional", "quick"), ("04_svamp_construction", "quick")]
 
 
 def _scratch_project(root: Path) -> None:
@@ -51,8 +51,8 @@ def test_committed_metrics_are_what_the_committed_runs_give(stem, profile, tmp_p
 
 @pytest.mark.parametrize("profile", ["full", "quick"])
 def test_committed_derivation_runs_were_made_by_this_code(profile) -> None:
-    """Notebook 05 reuses a stored derivation run only when its code hash matches, so a committed run made by
-    older code would be silently retrained by the next render: re-run notebook 05 and commit its runs."""
+    """Notebook 06 reuses a stored derivation run only when its code hash matches, so a committed run made by
+    older code would be silently retrained by the next render: re-run notebook 06 and commit its runs."""
     stored = sorted((paths.runs_dir(profile) / "derivation").glob("*.json.gz"))
     assert stored, f"no committed {profile} derivation runs"
     stale = [p.name for p in stored if read_record(p)["config"]["code"] != code_version()]

@@ -64,12 +64,12 @@ def test_parameters_are_literals_only(text):
 
 
 def test_from_records_renders_each_notebook_as_its_committed_tables_were(project, monkeypatch):
-    _notebook(paths.NOTEBOOKS / "04_svamp.ipynb", "assert TRAIN_MISSING is False and SVAMP_CV is True",
+    _notebook(paths.NOTEBOOKS / "05_svamp.ipynb", "assert TRAIN_MISSING is False and SVAMP_CV is True",
               'PROFILE = "quick"\nTRAIN_MISSING = True\nSVAMP_CV = False\nEMBEDDINGS = ["scratch"]')
-    monkeypatch.setitem(runner.COMMITTED_RENDERS, "smoke", {"04_svamp": {"SVAMP_CV": True}})
-    assert runner.from_records(paths.NOTEBOOKS / "04_svamp.ipynb", "smoke") == {"TRAIN_MISSING": False,
+    monkeypatch.setitem(runner.COMMITTED_RENDERS, "smoke", {"05_svamp": {"SVAMP_CV": True}})
+    assert runner.from_records(paths.NOTEBOOKS / "05_svamp.ipynb", "smoke") == {"TRAIN_MISSING": False,
                                                                                "SVAMP_CV": True}
     assert runner.from_records(paths.NOTEBOOKS / "00_ok.ipynb", "smoke") == {}  # it trains nothing: no parameter
-    assert runner.main(["--profile", "smoke", "--from-records", "00", "04"]) == 0
-    assert runner.main(["--profile", "smoke", "04"]) == 1  # without it: the notebook's own defaults
-    assert runner.from_records(paths.NOTEBOOKS / "04_svamp.ipynb", "full")["EMBEDDINGS"] == ["scratch", "minilm"]
+    assert runner.main(["--profile", "smoke", "--from-records", "00", "05"]) == 0
+    assert runner.main(["--profile", "smoke", "05"]) == 1  # without it: the notebook's own defaults
+    assert runner.from_records(paths.NOTEBOOKS / "05_svamp.ipynb", "full")["EMBEDDINGS"] == ["scratch", "minilm"]

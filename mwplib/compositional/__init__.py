@@ -1,4 +1,4 @@
-"""Compositional generalization in math word problem solving (Lan et al. 2022), notebook 06.
+"""Compositional generalization in math word problem solving (Lan et al. 2022), notebook 07.
 
 Modules: `sentences` (a problem as sentences with their numbers; new problems assembled from sentences and
 checked), `divergence` (Chernoff coefficient, atom and compound divergence), `atoms` (quantities labelled by

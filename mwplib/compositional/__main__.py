@@ -1,4 +1,4 @@
-"""Train notebook 06's grid without opening the notebook (e.g. on a GPU box), then render it from the records.
+"""Train notebook 07's grid without opening the notebook (e.g. on a GPU box), then render it from the records.
 
     python -m mwplib.compositional --profile full --plan            # which runs are missing, and a rough time
     python -m mwplib.compositional --profile full --methods GTS     # train them (and +DA, ablations, ladder)

@@ -34,7 +34,7 @@ fruit), both name something (a Chinese fragment is a word jieba tags noun, verb 
 constituents; an English one holds no pronoun: "Deborah … He has 80 cookies"), neither holds the other, neither
 holds a number word (English, or a Chinese numeral character: "五" for "一" changes a grade, not a name), and f2
 is not in the seed's text already (two people do not become one: "甲每小时加工54个，甲每小时加工45个").
-Notebook 06's audit reads what it keeps.
+Notebook 07's audit reads what it keeps.
 
 Every new problem is built by :func:`~mwplib.compositional.sentences.assemble` and dropped, counted by reason,
 when its numbers are not its parents' numbers in the expected order ("numbers moved") or its expression cannot

@@ -1,4 +1,4 @@
-"""Notebook 06's tables and figures (Lan et al. 2022): Table I (splits), Tables II–IV (accuracy), Fig. 5 and the
+"""Notebook 07's tables and figures (Lan et al. 2022): Table I (splits), Tables II–IV (accuracy), Fig. 5 and the
 findings, each beside the paper's numbers. What trains under a profile is `Profile.compositional`.
 
 Table II prints both protocols: the test accuracy at the epoch validation chooses (ours) and the best test
@@ -82,7 +82,7 @@ def sd_proofread(language: str) -> proofread.Proofread:
 
 
 def sd_set(language: str, build: str = "proofread") -> synthesis.SDSet:
-    """SD as notebook 06 uses it: ``"proofread"`` by hand (the paper's), or ``"as built"`` (`CompositionalPlan`)."""
+    """SD as notebook 07 uses it: ``"proofread"`` by hand (the paper's), or ``"as built"`` (`CompositionalPlan`)."""
     if build not in SD_BUILDS:
         raise ValueError(f"unknown SD build {build!r}; choose one of {SD_BUILDS}")
     return sd_proofread(language).made if build == "proofread" else sd_built(language)
@@ -401,7 +401,7 @@ PLAN_COLUMNS = ["part", "method", "dataset", "model", "runs", "epochs", "epochs 
 
 
 def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataFrame:
-    """Every run notebook 06 trains under `profile` that is not recorded yet, with a rough time on `device`'s kind
+    """Every run notebook 07 trains under `profile` that is not recorded yet, with a rough time on `device`'s kind
     (`runs.recorded_speeds`; "cuda" plans a GPU lease from a CPU box), NaN where no run of that model is timed.
     A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker), each
     at the size the rounds recorded under this plan grew to (`_growth`: one MAWPS round kept 57 % more problems),
@@ -741,7 +741,7 @@ def augmentation_rounds(records: dict[tuple[str, str, str], dict[str, Any]]) -> 
 
 
 def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, claims: pd.DataFrame) -> dict[str, float]:
-    """The numbers notebook 06 records (read back by its test)."""
+    """The numbers notebook 07 records (read back by its test)."""
     return {**report.headline(table1_, ["dataset", "split", "statistic"], "t1"),
             **report.headline(table2_, ["method", "dataset", "split", "run dataset"], "t2"),
             **findings.counts(claims)}
@@ -815,7 +815,7 @@ def augmentation_audit_rows(record: dict[str, Any], min_shared: int = 0, seed: i
     return audit.per_operation(audit.augmentation_rows(record["kept"], group), AUDIT_SAMPLE_SIZE, seed)
 
 
-#: the committed audit tables (`results/audit/`), by name: first the data notebook 06 trains on now (SD proofread,
+#: the committed audit tables (`results/audit/`), by name: first the data notebook 07 trains on now (SD proofread,
 #: the problems the gated +DA kept), then what was judged before (SD as built and with the preconditions, the
 #: problems the paper's protocol kept). ``sd-zh-checked`` judged the build of the preconditions before two
 #: refinements (no 没 as content, a stated remainder admitting a product), which added the three problems judged in

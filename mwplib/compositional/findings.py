@@ -1,4 +1,4 @@
-"""Lan et al. 2022's findings (§V-C, §V-D), drawn again from notebook 06's tables. How each comparison is judged
+"""Lan et al. 2022's findings (§V-C, §V-D), drawn again from notebook 07's tables. How each comparison is judged
 (size, noise, intervals) is `mwplib.findings`.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ..findings import (cell, comparison, distinct, frame, matching, side_rows, 
                         unpaired_comparison, verdict, within_interval)
 
 
-#: How a base method trained as many optimizer steps as its +DA run is named in notebook 06's paired tests
+#: How a base method trained as many optimizer steps as its +DA run is named in notebook 07's paired tests
 #: ("GTS, equal steps", `compositional.experiments.equal_steps_runs`).
 EQUAL_STEPS = ", equal steps"
 
@@ -20,7 +20,7 @@ EQUAL_STEPS = ", equal steps"
 def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame,
                   paired: pd.DataFrame | None = None, gaps: pd.DataFrame | None = None,
                   gains: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Notebook 06 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
+    """Notebook 07 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
     harder than lexical ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).

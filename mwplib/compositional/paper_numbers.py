@@ -1,5 +1,5 @@
 """Lan et al. 2022's published numbers ("Improving Compositional Generalization in Math Word Problem Solving"), in
-one place: notebook 06's tables print them beside ours (`experiments`), so each value is typed, and checked
+one place: notebook 07's tables print them beside ours (`experiments`), so each value is typed, and checked
 against the paper, once.
 """
 from __future__ import annotations

@@ -39,7 +39,7 @@ template: the test is then new in its constituents, not its template) (so that t
 seed then also may not share a constituent with an earlier test reformulation of its own template). The
 default is the reading that gives the paper's sizes: under ``"every"``, once the decompositions have put a few
 hundred simple problems into train, one shared 有 or 是 abandons a Chinese reformulation, and Math23K yields
-almost no lexical test problems. Notebook 06 prints the sizes under both.
+almost no lexical test problems. Notebook 07 prints the sizes under both.
 
 **Well formed.** Every synthetic problem goes through :func:`sentences.assemble`; a candidate is not well
 formed when joining its sentences changes their numbers, its expression cannot be evaluated (division by

@@ -1,5 +1,5 @@
 """Math23K (Wang et al. 2017; Chinese), as far as it is public: the distinct problems of four released files
-(Lan et al. 2022 build compositional splits and their SD set of it: notebook 06; it also feeds the data inventory). The full
+(Lan et al. 2022 build compositional splits and their SD set of it: notebook 07; it also feeds the data inventory). The full
 23,162-problem set is not available (data/SOURCES.md).
 
 Equations are written ``x=<expression>`` with percentages (``24*150%``) and bracketed fractions

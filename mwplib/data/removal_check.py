@@ -1,5 +1,5 @@
 """How closely `remove_question` reproduces SVAMP's released `*_without_questions` test files (notebooks 02
-and 04): a module of its own because it joins the rule (`questions`) with the SVAMP loaders (`svamp`), which
+and 05): a module of its own because it joins the rule (`questions`) with the SVAMP loaders (`svamp`), which
 build on `questions` themselves."""
 from __future__ import annotations
 

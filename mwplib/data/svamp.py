@@ -454,7 +454,7 @@ def _augmented() -> tuple[Split, ...]:
 
 
 def load_cv_svamp_augmented() -> list[Split]:
-    """SVAMP's 5-fold CV on SVAMP itself, training on MAWPS + ASDiv-A + the other SVAMP folds (§5.3, notebook 04)."""
+    """SVAMP's 5-fold CV on SVAMP itself, training on MAWPS + ASDiv-A + the other SVAMP folds (§5.3, notebook 05)."""
     return list(_augmented())
 
 

@@ -1,4 +1,4 @@
-"""Derivation-based evaluation of algebra word problem solvers (Upadhyay & Chang 2017), notebook 05.
+"""Derivation-based evaluation of algebra word problem solvers (Upadhyay & Chang 2017), notebook 06.
 
 Modules: `datasets` (DRAW-1K, ALG-514 and DOLPHIN-L with their annotations), `templates` (parsing), `solve`
 (exact Solve), `derivations` (z = (T, A) from annotations), `equivalence` (Algorithm 1), `metrics` (solution /

@@ -4,7 +4,7 @@ Each record's `meta` holds the annotated derivation: ``template`` (equation stri
 (slot -> (sentence, token) position), ``equiv`` (EquivTNum groups of positions), ``quantities`` (the
 textual numbers Q(x), as `NumberToken`s) and ``solutions``. Positions index the release's own tokenisation:
 `sQuestion` split on single spaces, a sentence ending after each ``.``, ``?`` or ``!`` token (every annotated
-position resolves under this rule). Used by notebook 05.
+position resolves under this rule). Used by notebook 06.
 
 A record is refused (`DataError` naming file and record) unless its solutions and annotated values are finite
 numbers as written, its aligned slots are exactly its template's, and its equations hold at its solutions; a record
@@ -133,7 +133,7 @@ def _position(tokens: list[list[str]], sid: Any, tid: Any, where: str) -> Positi
 
 
 def _template_slots(template: list[str], where: str) -> set[str]:
-    """The template's slots, which the alignment must cover exactly (else `gold_derivation` fails in notebook 05)."""
+    """The template's slots, which the alignment must cover exactly (else `gold_derivation` fails in notebook 06)."""
     if not template:
         raise DataError(f"{where}: Template is empty")
     try:

@@ -4,7 +4,7 @@
 `first_equation_derivation` aligns the annotated template from the gold equations' values alone (Kushman
 et al.'s "first match") — the reference that TE trains on and equation accuracy uses; `induced_derivation`
 also induces the template from the equations, as before annotation (Table 2's "before", Table 4's naive
-TE). Used by notebook 05.
+TE). Used by notebook 06.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ only where both templates have a unique solution at every probe: the probes are 
 degenerate one (all slots equal makes ``a - b`` vanish) two templates that agree on random coefficients can
 fail differently, or one fail where the other solves. A template with such a probe is *unreliable*: it is
 compared with every template of the same counts, over every renaming. Unknowns may be named differently in
-the two templates: solutions are compared under one consistent renaming of unknowns. Used by notebook 05.
+the two templates: solutions are compared under one consistent renaming of unknowns. Used by notebook 06.
 """
 from __future__ import annotations
 

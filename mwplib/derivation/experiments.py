@@ -1,4 +1,4 @@
-"""The experiments of Upadhyay & Chang (2017) behind notebook 05: Tables 2–5, case studies, figure.
+"""The experiments of Upadhyay & Chang (2017) behind notebook 06: Tables 2–5, case studies, figure.
 
 Perceptron runs go through the run cache of `mwplib.derivation.runs`, so rerunning the notebook reuses
 finished runs.
@@ -189,7 +189,7 @@ def _scores(results: Sequence[dict]) -> dict[str, dict[str, int]]:
 
 
 def paired_tests(runs3: dict, runs4: dict) -> pd.DataFrame:
-    """The noise test of each finding of notebook 05, all of which compare accuracies on the same test problems (two
+    """The noise test of each finding of notebook 06, all of which compare accuracies on the same test problems (two
     metrics of one run, or two runs): an exact sign test on the problems where the two sides differ, which on
     right/wrong pairs is McNemar's test; "TD − TE, derivation − solution" (a difference of two differences) tests
     each problem's own difference of differences the same way. Keyed by ``dataset`` (Table 4: the dataset combined
@@ -220,7 +220,7 @@ def paired_tests(runs3: dict, runs4: dict) -> pd.DataFrame:
 
 def findings(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, tests: pd.DataFrame | None = None
              ) -> pd.DataFrame:
-    """Notebook 05's "What holds here" (`mwplib.findings`): the claims of §3 and §5.1 as the differences the paper
+    """Notebook 06's "What holds here" (`mwplib.findings`): the claims of §3 and §5.1 as the differences the paper
     says are positive, its and ours, read from Tables 2, 3 (with its TD − TE rows) and 4 as `report.paper_vs_ours`
     builds them, so that each verdict stands beside the sizes of both sides. The paper's "solution accuracy always
     exceeds derivation accuracy" is strict: a tie reads "no" here, where `claims` lets it pass. Equation accuracy
@@ -336,7 +336,7 @@ def case_studies(*tables: dict, per_kind: int = 3) -> pd.DataFrame:
 
 def evaluation_benchmark(*tables: dict) -> float:
     """Seconds to re-score every stored test prediction of the runs in `tables` with Algorithm 1 (the
-    speed note of notebook 05)."""
+    speed note of notebook 06)."""
     problems = {p.id: p for d in DATASETS for p in load_derivations(d)}
     start = time.perf_counter()
     for results in (results for runs in tables for results in runs.values()):
@@ -347,13 +347,13 @@ def evaluation_benchmark(*tables: dict) -> float:
     return time.perf_counter() - start
 
 
-#: Notebook 05's speed note: each task's bound on its wall time, in seconds, about five times what a shared 2-core
+#: Notebook 06's speed note: each task's bound on its wall time, in seconds, about five times what a shared 2-core
 #: CPU took (reconciling: 11 to 14 s; re-scoring: 0.3 to 1.6 s).
 SPEED_BOUNDS = {"reconcile the templates of all three datasets": 60, "re-score every stored test prediction": 10}
 
 
 def speed(reconcile_seconds: float, evaluation_seconds: float) -> dict[str, str]:
-    """Notebook 05's speed note: "under N s" for each task that kept to its bound (`SPEED_BOUNDS`), its seconds where
+    """Notebook 06's speed note: "under N s" for each task that kept to its bound (`SPEED_BOUNDS`), its seconds where
     it did not. The bound rather than the seconds, which differ at every render: the page must read the same."""
     measured = (reconcile_seconds, evaluation_seconds)
     return {task: f"under {bound} s" if seconds < bound else f"{seconds:.0f} s, over its {bound} s bound"
@@ -383,7 +383,7 @@ def metrics_figure(runs3: dict, runs4: dict):
 
 
 def headline_metrics(runs3: dict, runs4: dict, stats: pd.DataFrame, checked: dict[str, bool]) -> dict[str, Any]:
-    """The numbers notebook 05 records for its test: pooled accuracies, Table 2 and the claim checks."""
+    """The numbers notebook 06 records for its test: pooled accuracies, Table 2 and the claim checks."""
     out: dict[str, Any] = {}
     for prefix, runs in (("t3", runs3), ("t4", runs4)):
         for (dataset, setting), results in runs.items():

@@ -5,7 +5,7 @@ Alignment tuple features: for two aligned slots, whether they share an equation 
 whether text order follows slot order), with the lemmas of nouns and verbs between the two numbers when
 they are in one sentence. Solution features: integer, negative, non-negative, fractional.
 Added to the paper's list (our deviation, so single numbers can be told apart): the lemmas around each
-number conjoined with its slot. Used by notebook 05.
+number conjoined with its slot. Used by notebook 06.
 """
 from __future__ import annotations
 

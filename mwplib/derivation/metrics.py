@@ -1,4 +1,4 @@
-"""Solution, equation and derivation accuracy of one predicted derivation (§4.1). Used by notebook 05."""
+"""Solution, equation and derivation accuracy of one predicted derivation (§4.1). Used by notebook 06."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -40,5 +40,5 @@ def score(problem: Problem, predicted: Derivation | None) -> dict[str, bool]:
 
 def inconsistent_gold(problems: Iterable[Problem]) -> list[str]:
     """Ids whose annotated derivation does not reproduce the released solution (annotation errors;
-    listed in notebook 05, kept in the data)."""
+    listed in notebook 06, kept in the data)."""
     return [p.id for p in problems if not solution_correct(gold_derivation(p).solution(p), p.meta["solutions"])]

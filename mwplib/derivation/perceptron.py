@@ -4,7 +4,7 @@ Inference: score every training template, keep the top k = 10, and for each sear
 textual numbers to its slots (numbers may stay unused) with a beam over slots; the best few complete
 alignments per template are solved and rescored with the solution features. Training: decode, and on a
 mistake add φ(reference) − φ(prediction). The reference is the annotated derivation (TD) or the one
-recovered from the gold equations (TE). Used by notebook 05.
+recovered from the gold equations (TE). Used by notebook 06.
 """
 from __future__ import annotations
 

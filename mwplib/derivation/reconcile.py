@@ -2,7 +2,7 @@
 
 Cheap invariants first (`equivalence.may_be_equivalent`: slot, unknown and equation counts and solutions on
 shared probe inputs), then TEMPLEQUIV only against the representatives of classes those do not rule out.
-Used by notebook 05 (Table 2, and the TE* setting of Table 4).
+Used by notebook 06 (Table 2, and the TE* setting of Table 4).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The cache of perceptron runs for notebook 05: each run is trained once and stored as compact JSON
+"""The cache of perceptron runs for notebook 06: each run is trained once and stored as compact JSON
 (config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>.json.gz``.
 
 A stored run is reused only when its configuration, test ids and code version (a hash of what this package

@@ -2,7 +2,7 @@
 
 Exact arithmetic matters: TEMPLEQUIV declares two templates equivalent when their solutions are *equal*
 on random inputs, which floating point cannot promise. Singular systems are reported, not guessed.
-Used by notebook 05.
+Used by notebook 06.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A template such as ``["a * m + b * n = c", "m + n = d"]`` has slots a, b, … (filled by textual numbers)
 and unknowns m, n, o. We parse it once, without `eval`, into an expression tree; grounding it with slot
 values evaluates the tree to exact linear forms ``Σ_u coef_u·u = const`` (`fractions.Fraction`),
-rejecting anything non-linear in the unknowns. Used by notebook 05.
+rejecting anything non-linear in the unknowns. Used by notebook 06.
 """
 from __future__ import annotations
 

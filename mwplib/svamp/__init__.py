@@ -1,5 +1,4 @@
-"""SVAMP (Patel et al. 2021, "Are NLP Models really able to Solve Simple Math Word Problems?"), notebooks 00–04
-and 07.
+"""SVAMP (Patel et al. 2021, "Are NLP Models really able to Solve Simple Math Word Problems?"), notebooks 00–05.
 
 Modules: `paper_numbers` (every value the paper prints), `dataset_tables` (Table 9: templates, operators, CLD),
 `model_tables` (Tables 2, 16, 19/20: the models, S and R, against the majority template), `robustness_tables`

@@ -1,4 +1,4 @@
-"""How SVAMP was built and what answer accuracy misses (notebook 07; SVAMP §5.1, Table 7; Upadhyay & Chang 2017).
+"""How SVAMP was built and what answer accuracy misses (notebook 04; SVAMP §5.1, Table 7; Upadhyay & Chang 2017).
 
 Seed selection (§5.1): ASDiv-A grouped by annotated type (Addition, Subtraction, Multiplication, Common-Division:
 the types the paper keeps), problems of at most 40 words solved by one operator, k-means over sentence embeddings
@@ -45,7 +45,7 @@ def exclusion(problem: Problem) -> tuple[str, str]:
 
 
 def first_of_each(problems: Iterable[Problem]) -> pd.DataFrame:
-    """The first problem kept and the first dropped for each reason: the filters walked through (notebook 07)."""
+    """The first problem kept and the first dropped for each reason: the filters walked through (notebook 04)."""
     first: dict[str, Problem] = {}
     for problem in problems:
         first.setdefault(exclusion(problem)[0] or "kept", problem)
@@ -195,7 +195,7 @@ def _predicted(record: Mapping[str, Any], tests: Mapping[tuple[str, int], Sequen
 
 def first_lucky(records: Sequence[Mapping[str, Any]], tests: Mapping[tuple[str, int], Sequence[Problem]],
                 label: Any) -> dict[str, Any] | None:
-    """The first recorded right answer from another equation, for the lesson of notebook 07 (None if none)."""
+    """The first recorded right answer from another equation, for the lesson of notebook 04 (None if none)."""
     for record in records:
         spec = record["spec"]
         for prediction, problem in _predicted(record, tests):

@@ -1,5 +1,5 @@
 """SVAMP's findings (Patel et al. 2021, §4.1, §4.2, §5.2), drawn again from our tables: the "What holds here" cells
-of notebooks 00–04. How each comparison is judged (size, noise, spread) is `mwplib.findings`.
+of notebooks 00–03 and 05. How each comparison is judged (size, noise, spread) is `mwplib.findings`.
 """
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def _best_on_svamp(table10: pd.DataFrame, pairs: pd.DataFrame | None = None) -> 
 
 def svamp(table11: pd.DataFrame, table15: pd.DataFrame, table10: pd.DataFrame, table13: pd.DataFrame,
           table14: pd.DataFrame, cv: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Notebook 04: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
+    """Notebook 05: without questions SVAMP falls far below ASDiv-A (Table 11); accuracy collapses beyond two
     numbers in the text, and SVAMP stays below ASDiv-A at every count (Table 15). A Table 15 cell of fewer than
     :data:`MIN_PROBLEMS` problems (`table15`'s ``n``) judges nothing. Then: Two-Op problems are far harder than
     One-Op ones (Table 10, its ``n`` gating the same way); every removal ablation moves accuracy the paper's way

@@ -1,6 +1,6 @@
 """Notebook 01's tables and plots (SVAMP Tables 2, 16, 19/20 and the figures), from the records of `mwplib.runs`:
 accuracies pooled over folds beside the paper's (`mwplib.svamp.paper_numbers`), the paired R − S effect, config probes listed
-beside the paper's setting, learning curves and accuracy by operator count. Notebook 04 reuses the R − S table.
+beside the paper's setting, learning curves and accuracy by operator count. Notebook 05 reuses the R − S table.
 """
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def _paired_on_folds(first: Mapping[int, Correctness], second: Mapping[int, Corr
 def pretraining_effect(records: Sequence[dict[str, Any]], models: Sequence[str], datasets: Sequence[str],
                        pretrained: str = "minilm") -> pd.DataFrame:
     """R − S per model and dataset on the folds both were run on, paired over the same test problems, beside the
-    paper's R − S: does the pretrained encoder help beyond fold noise? (notebooks 01_baselines and 04_svamp; the
+    paper's R − S: does the pretrained encoder help beyond fold noise? (notebooks 01_baselines and 05_svamp; the
     paper claims R beats S for every model.)"""
     by_cell = _runs_by_fold(records)
     columns = ["model", "dataset", "folds", "n", "S", embedding_label(pretrained), "R − S", "paper R − S",

@@ -1,5 +1,5 @@
 """Prediction-level analyses of SVAMP §4–5: Easy/Hard partition, variation-removal ablations and accuracy
-breakdowns (notebooks 02_question_removal and 04_svamp).
+breakdowns (notebooks 02_question_removal and 05_svamp).
 
 Everything here works on *correctness maps* — problem id → answered correctly? — built from the per-problem
 predictions that `mwplib.runs` stores, so every table is recomputed from saved predictions, never retrained.
@@ -59,7 +59,7 @@ def removal_ablation(problems: Sequence[Problem], correct: Correctness,
                      by: Literal["category", "variation"] = "category") -> pd.DataFrame:
     """SVAMP Tables 13/14: for each variation category (or each of the nine variation types), the change in
     accuracy (percentage points) when every problem made with it is removed, and how many were removed
-    (notebook 04). A problem made with several variations is removed with each of them.
+    (notebook 05). A problem made with several variations is removed with each of them.
 
     Columns: ``group`` (category name or code), ``label``, ``removed``, ``remaining``, ``accuracy_remaining``,
     ``change`` (= accuracy on the remaining problems − accuracy on all `problems`), ``fisher_p`` (Fisher's exact
@@ -114,7 +114,7 @@ def svamp_subset_ids(problems: Sequence[Problem]) -> dict[str, list[str]]:
 
 def accuracy_by_numbers(problems: Sequence[Problem], correct: Correctness,
                         counts: Sequence[int] = (2, 3, 4)) -> pd.DataFrame:
-    """SVAMP Table 15: accuracy (%) by how many numbers the problem text holds (notebook 04).
+    """SVAMP Table 15: accuracy (%) by how many numbers the problem text holds (notebook 05).
 
     One row per count in `counts` (columns ``numbers, n, accuracy``; NaN accuracy where no problem has
     that count) and a last row ``other`` counting the problems with any other count, which the paper's

@@ -1,5 +1,5 @@
 """SVAMP's tables and figures with the paper's values beside ours (notebooks 02_question_removal and
-04_svamp), built from run records of `mwplib.runs` and evaluations of `mwplib.transfer` through the
+05_svamp), built from run records of `mwplib.runs` and evaluations of `mwplib.transfer` through the
 prediction-level analyses of `mwplib.svamp.prediction_analysis`.
 
 Paper values are the published numbers of `mwplib.svamp.paper_numbers` (RoBERTa for R); ours label a pretrained encoder R
@@ -157,7 +157,7 @@ def scored_problems(problems: Sequence[Problem], correct: Correctness) -> list[P
 
 def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], models: Sequence[str] = (),
             embeddings: Sequence[str] = (), json_types: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """SVAMP Tables 10 and 18 (notebook 04): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
+    """SVAMP Tables 10 and 18 (notebook 05): every model trained on MAWPS + ASDiv-A, accuracy (%) on SVAMP's
     subsets, beside the paper (S and R); a ``No-Op`` row (no paper value) holds SVAMP's operator-less problem.
     Every model × embedding asked for gets its rows, run or not; the Full Set row adds the best test epoch's accuracy
     (the paper's protocol; a subset's is not recorded); ``note`` labels a stand-in run, and, given
@@ -188,7 +188,7 @@ def table10_paired_tests(records: Sequence[Mapping[str, Any]], models: Sequence[
     McNemar's exact p, each pair in both orders (as `model_tables.paired_tests` for Table 2). A cell is named
     "Model emb" as Table 10's ``model`` and ``emb`` columns give it (a stand-in's name carries no suffix), so that
     "the best model on SVAMP" (`findings._best_on_svamp`), a lead of one run over another on one test set, can
-    be told from noise (notebook 04)."""
+    be told from noise (notebook 05)."""
     cells = {f"{MODEL_LABELS.get(model, model)} {embedding_label(embedding)}": correctness(runs)
              for (model, embedding, _), runs in group_runs(records, models, embeddings, [SVAMP_DATASET]).items()
              if runs}
@@ -204,7 +204,7 @@ def table10_paired_tests(records: Sequence[Mapping[str, Any]], models: Sequence[
 def table11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[Mapping[str, Any]],
             asdiv_without: Sequence[Mapping[str, Any]], asdiv_records: Sequence[Mapping[str, Any]],
             models: Sequence[str] = (), embeddings: Sequence[str] = ()) -> pd.DataFrame:
-    """SVAMP Tables 11 and 17 (notebook 04): accuracy (%) without questions on SVAMP (trained on MAWPS +
+    """SVAMP Tables 11 and 17 (notebook 05): accuracy (%) without questions on SVAMP (trained on MAWPS +
     ASDiv-A) beside ASDiv-A 5-fold without questions, per model; the paper reports R models only. Every
     model × embedding asked for gets its rows, run or not."""
     rows = []
@@ -225,7 +225,7 @@ def table11(svamp_without: Sequence[Mapping[str, Any]], svamp_records: Sequence[
 def best_run(records: Sequence[Mapping[str, Any]], protocol: Literal["validation", "best test epoch"] = "validation"
              ) -> list[Mapping[str, Any]]:
     """The runs (folds) of the model × embedding with the highest pooled accuracy — the paper's "best model"
-    of Tables 13–15 and Appendix E (notebook 04) — under our protocol (each run's epoch chosen on validation) or the
+    of Tables 13–15 and Appendix E (notebook 05) — under our protocol (each run's epoch chosen on validation) or the
     paper's (each run's best test epoch)."""
     groups = [runs for runs in group_runs(records).values() if correctness(runs)]
     if not groups:
@@ -256,7 +256,7 @@ def best_test_epoch(runs: Sequence[Mapping[str, Any]]) -> float | None:
 
 
 def best_models(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Every model × embedding tested on SVAMP under both protocols, and which is best under each (notebook 04):
+    """Every model × embedding tested on SVAMP under both protocols, and which is best under each (notebook 05):
     ours (epoch chosen on validation: Tables 13–15 use this one, the only epoch whose per-problem predictions are
     recorded) and the paper's protocol (each run's best test epoch)."""
     rows = [{"model": model_label(runs), "n": sum(r["n_test"] for r in runs), BY_VALIDATION: percent(correctness(runs)),
@@ -279,7 +279,7 @@ def first_best(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The runs among `records` of the model × embedding of `runs` (notebook 04: the best SVAMP model's
+    """The runs among `records` of the model × embedding of `runs` (notebook 05: the best SVAMP model's
     ASDiv-A folds for Table 15)."""
     model, embedding, _ = _run_key(runs[0])
     found = [r for r in records if _run_key(r)[:2] == (model, embedding)]
@@ -289,7 +289,7 @@ def same_model(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str,
 
 
 def model_of(runs: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    """(model, embedding) of a group of runs (notebook 04: which model the SVAMP 5-fold experiment trains)."""
+    """(model, embedding) of a group of runs (notebook 05: which model the SVAMP 5-fold experiment trains)."""
     return _run_key(runs[0])[:2]
 
 
@@ -300,14 +300,14 @@ def model_label(runs: Sequence[Mapping[str, Any]]) -> str:
 
 
 def describe_run(runs: Sequence[Mapping[str, Any]]) -> str:
-    """"Model (emb) on dataset" for a group of runs (notebook 04 names its best model)."""
+    """"Model (emb) on dataset" for a group of runs (notebook 05 names its best model)."""
     return f"{model_label(runs)} on {_run_key(runs[0])[2]}"
 
 
 def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Sequence[Problem],
                    by: Literal["category", "variation"]) -> pd.DataFrame:
     """SVAMP Table 13 (`by="category"`) or 14 (`by="variation"`) for the best model under each protocol (`best`:
-    :func:`best_by_protocol`; notebook 04): the number of removed examples and the change in accuracy (points), each
+    :func:`best_by_protocol`; notebook 05): the number of removed examples and the change in accuracy (points), each
     beside the paper (whose best model is Graph2Tree with RoBERTa); column ``model`` names ours, and a change its
     Fisher p (the removed problems' accuracy against the rest's: can this test set tell them apart?)."""
     paper = PAPER_TABLE13 if by == "category" else PAPER_TABLE14
@@ -326,7 +326,7 @@ def table_ablation(best: Mapping[str, Sequence[Mapping[str, Any]]], problems: Se
 
 def table15(best: Mapping[str, Sequence[Mapping[str, Any]]], svamp: Sequence[Problem],
             asdiv_records: Sequence[Mapping[str, Any]], asdiv: Sequence[Problem]) -> pd.DataFrame:
-    """SVAMP Table 15 (notebook 04): accuracy (%) by the number of numbers in the text, SVAMP (trained on
+    """SVAMP Table 15 (notebook 05): accuracy (%) by the number of numbers in the text, SVAMP (trained on
     MAWPS + ASDiv-A) vs ASDiv-A cross-validation (the same model's runs among `asdiv_records`), for the best model
     under each protocol (`best`: :func:`best_by_protocol`); the paper's model is Graph2Tree (R)."""
     rows = []
@@ -357,7 +357,7 @@ WITHOUT_SVAMP = "same problems, trained without SVAMP"
 
 def svamp_cv_table(records: Sequence[Mapping[str, Any]],
                    svamp_records: Sequence[Mapping[str, Any]] = ()) -> pd.DataFrame:
-    """§5.3 (notebook 04): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
+    """§5.3 (notebook 05): 5-fold CV on SVAMP, training on MAWPS + ASDiv-A + the other SVAMP folds; pooled
     accuracy (%) per model, the paper's "about 65 %" for its best model beside our best (an empty table when the
     experiment was not run). With `svamp_records` (Table 10's runs, trained without SVAMP), a column gives the
     same model's accuracy on the same test problems: what SVAMP in the training data adds, paired, with McNemar's
@@ -383,7 +383,7 @@ def svamp_cv_table(records: Sequence[Mapping[str, Any]],
 
 def failures_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem],
                           per_variation: int = 3) -> pd.DataFrame:
-    """Appendix E (notebook 04): SVAMP problems the best model fails, with gold and predicted equation,
+    """Appendix E (notebook 05): SVAMP problems the best model fails, with gold and predicted equation,
     `per_variation` per variation type (a problem is listed under its latest variation)."""
     predicted = {p["id"]: p for r in runs for p in r["predictions"]}
     rows = []
@@ -410,7 +410,7 @@ def _infix(prefix: Sequence[str], numbers: Sequence[str]) -> str:
 
 
 def plot_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Problem]) -> Any:
-    """Figure of notebook 04: the best model's accuracy on SVAMP per variation type."""
+    """Figure of notebook 05: the best model's accuracy on SVAMP per variation type."""
     import matplotlib.pyplot as plt
 
     correct = correctness(runs)
@@ -424,7 +424,7 @@ def plot_by_variation(runs: Sequence[Mapping[str, Any]], problems: Sequence[Prob
 
 
 def plot_by_numbers(table: pd.DataFrame) -> Any:
-    """Figure of notebook 04: accuracy by numbers in the text, ours (bars) and the paper's (markers), for Table 15's
+    """Figure of notebook 05: accuracy by numbers in the text, ours (bars) and the paper's (markers), for Table 15's
     first best model (chosen by validation, or by both protocols)."""
     import matplotlib.pyplot as plt
 

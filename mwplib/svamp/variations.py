@@ -544,7 +544,7 @@ def script_example(text: str) -> str:
 
 
 def of_seed(variations: Sequence[Variation], seed_id: str) -> pd.DataFrame:
-    """Every rule's outcome on one seed: the variation made, or why none was (the lesson of notebook 07)."""
+    """Every rule's outcome on one seed: the variation made, or why none was (the lesson of notebook 04)."""
     return pd.DataFrame([{"code": v.code, "variation": VARIATION_LABELS[v.code], "outcome": v.outcome,
                           "text": v.problem.text if v.problem else v.reason,
                           "expression": v.problem.equation if v.problem else "",
