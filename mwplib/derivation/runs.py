@@ -1,8 +1,9 @@
 """The cache of perceptron runs for notebook 06: each run is trained once and stored as compact JSON
-(config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>.json.gz``.
+(config, metrics, per-problem predictions) under ``results/runs/<profile>/derivation/<run>-<code>.json.gz``.
 
 A stored run is reused only when its configuration, test ids and code version (a hash of what this package
-computes, its loader `datasets` included and the presentation module `experiments` excepted) all match.
+computes, its loader `datasets` included and the presentation modules excepted) all match; a record is named by
+its code hash too, so one made by other code stays beside the new one.
 """
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ class RunConfig:
 
     @property
     def key(self) -> str:
-        return f"{self.name}-{self.supervision}{'' if self.reconciled else '-naive'}"
+        """The record's name: the run's data and supervision, then its code hash, so a retrain under new code
+        writes a new record beside the old one instead of over it."""
+        return f"{self.name}-{self.supervision}{'' if self.reconciled else '-naive'}-{self.code}"
 
 
 def _subsample(problems: Sequence[Problem], limit: int | None, seed: int) -> list[Problem]:
@@ -129,6 +132,10 @@ def pooled(results: Sequence[dict]) -> dict[str, float]:
             for m in METRICS}
 
 
+#: the folder's modules no stored run computes with: the tables and claims, and the paper's printed values
+PRESENTATION = ("experiments.py", "paper_numbers.py")
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Short hash of what the modules a stored run depends on compute: this package (the loader `datasets` with it),
@@ -138,5 +145,5 @@ def code_version() -> str:
     only under the same hash, so an edit of a docstring or a comment (e.g. a notebook renumbered in one) must
     not retrain the 40 committed runs, while an edit of their code must."""
     files = [Path(module.__file__) for module in (numbers, text)]
-    files += sorted(f for f in Path(__file__).parent.glob("*.py") if f.name != "experiments.py")
+    files += sorted(f for f in Path(__file__).parent.glob("*.py") if f.name not in PRESENTATION)
     return code_digest(files)[:10]
