@@ -46,6 +46,16 @@ def test_contents_are_grouped_by_paper_in_reading_order():
     assert "02_x" not in index and index.count("{toctree}") == 4
 
 
+def test_an_execution_left_by_a_renamed_notebook_does_not_stand_for_the_one_with_its_number(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "BUILD", tmp_path)
+    executed = tmp_path / "notebooks" / "smoke"
+    executed.mkdir(parents=True)
+    current = next(paths.NOTEBOOKS.glob("07_*.ipynb")).name
+    for name in (current, "07_zz_renamed_since.ipynb"):  # sorted after the current one, as 07_svamp_construction was
+        (executed / name).write_text("{}")
+    assert book.executed_notebooks("smoke") == {"07": executed / current}
+
+
 def test_book_builds_from_executed_notebooks_and_names_a_missing_one(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "BUILD", tmp_path)
     with pytest.raises(book.BookError, match="no executed notebook 00 .* run ./run_all.sh --profile smoke"):
