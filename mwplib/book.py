@@ -113,7 +113,8 @@ def build_book(profile: str = DEFAULT_PROFILE, only: list[str] | None = None) ->
                         f"run ./run_all.sh --profile {profile} first")
     root = paths.BUILD / "book" / profile
     source, html = root / "source", root / "html"
-    shutil.rmtree(source, ignore_errors=True)
+    for built in (source, html, root / "doctrees"):  # Sphinx keeps the page of a notebook renamed since
+        shutil.rmtree(built, ignore_errors=True)
     source.mkdir(parents=True)
     chosen = {n: present[n] for n in wanted}
     for path in chosen.values():
