@@ -75,7 +75,7 @@ def executed_notebooks(profile: str) -> dict[str, Path]:
     notebooks there are now: an execution left in build/ by a renamed or removed notebook (the renumbering left
     07_svamp_construction beside 07_compositional) must not stand for the notebook that now bears its number."""
     folder = paths.BUILD / "notebooks" / profile
-    current = {nb.name for nb in paths.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
+    current = {nb.name for nb in notebooks()}
     return {nb.name[:2]: nb for nb in sorted(folder.glob("[0-9][0-9]_*.ipynb")) if nb.name in current}
 
 

@@ -92,7 +92,7 @@ def _in_size(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
     sized = row.pop("sized", False)
     if sized and verdict_of(row["holds"]) == "yes" and row["paper"] > 0 and row["ours"] < SIZE * row["paper"]:
-        after = row["holds"][len("yes ("):-1]
+        after = row["holds"].partition(" (")[2].removesuffix(")")
         row["holds"] = f"smaller ({row['ours'] / row['paper']:.2f} of the paper's{'; ' + after if after else ''})"
     return row
 

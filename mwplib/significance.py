@@ -44,22 +44,30 @@ def same_ids(a: Correctness, b: Correctness, what: str) -> None:
                          f"e.g. {only_a[:3]}; {len(only_b)} only in the second, e.g. {only_b[:3]})")
 
 
+def _paired_draws(first: Correctness, second: Correctness, rng: np.random.Generator, resamples: int, caller: str
+                  ) -> tuple[int, int, np.ndarray]:
+    """The problems only `first` and only `second` solve, and `resamples` bootstrap draws of `second` − `first`
+    (points). Resampling problems only moves how many fall in each of the three kinds (only second right, only
+    first right, agree), so drawing those counts is the same bootstrap without the n × resamples index array."""
+    same_ids(first, second, caller)
+    n = len(first)
+    if n == 0:
+        raise ValueError(f"{caller}: no problems to compare")
+    only_first = sum(bool(first[i]) and not second[i] for i in first)
+    only_second = sum(bool(second[i]) and not first[i] for i in first)
+    counts = rng.multinomial(n, [only_second / n, only_first / n, 1 - (only_first + only_second) / n], size=resamples)
+    return only_first, only_second, 100 * (counts[:, 0] - counts[:, 1]) / n
+
+
 def paired_difference(first: Correctness, second: Correctness, *, resamples: int = 10_000, seed: int = 0
                       ) -> dict[str, float | int]:
     """Accuracy of `second` minus `first` (points) on the same problems, with a paired bootstrap 95 % interval
     (problems resampled) and McNemar's exact p-value (two-sided), so a claim such as "R beats S" (notebook
     01_baselines) can be told from test-set noise."""
-    same_ids(first, second, "paired_difference")
+    only_first, only_second, draws = _paired_draws(first, second, np.random.default_rng(seed), resamples,
+                                                   "paired_difference")
+    low, high = np.percentile(draws, [2.5, 97.5])
     n = len(first)
-    if n == 0:
-        raise ValueError("paired_difference: no problems to compare")
-    only_first = sum(bool(first[i]) and not second[i] for i in first)
-    only_second = sum(bool(second[i]) and not first[i] for i in first)
-    # Resampling problems only moves how many fall in each of the three kinds (only second right, only first
-    # right, agree), so drawing those counts is the same bootstrap without the n × resamples index array.
-    counts = np.random.default_rng(seed).multinomial(
-        n, [only_second / n, only_first / n, 1 - (only_first + only_second) / n], size=resamples)
-    low, high = np.percentile(100 * (counts[:, 0] - counts[:, 1]) / n, [2.5, 97.5])
     p = sign_test(only_second, only_first)
     return {"n": n, "difference": 100 * (only_second - only_first) / n, "ci_low": float(low), "ci_high": float(high),
             "only_first": only_first, "only_second": only_second, "mcnemar_p": float(p)}
@@ -96,16 +104,9 @@ def gain_difference(one: tuple[Correctness, Correctness], other: tuple[Correctne
     rng = np.random.default_rng(seed)
     gains, draws = [], []
     for first, second in (one, other):
-        same_ids(first, second, "gain_difference")
-        n = len(first)
-        if n == 0:
-            raise ValueError("gain_difference: no problems to compare on a test set")
-        up = sum(bool(second[i]) and not first[i] for i in first)
-        down = sum(bool(first[i]) and not second[i] for i in first)
-        # as in paired_difference: resampling problems only moves the counts of the three kinds of problem
-        counts = rng.multinomial(n, [up / n, down / n, 1 - (up + down) / n], size=resamples)
-        gains.append(100 * (up - down) / n)
-        draws.append(100 * (counts[:, 0] - counts[:, 1]) / n)
+        only_first, only_second, drawn = _paired_draws(first, second, rng, resamples, "gain_difference")
+        gains.append(100 * (only_second - only_first) / len(first))
+        draws.append(drawn)
     low, high = np.percentile(draws[0] - draws[1], [2.5, 97.5])
     return {"difference": gains[0] - gains[1], "ci_low": float(low), "ci_high": float(high),
             "n_one": len(one[0]), "n_other": len(other[0])}

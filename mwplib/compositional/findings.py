@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ..findings import (cell, comparison, distinct, frame, matching, side_rows, significant, unpaired,
-                        unpaired_comparison, verdict, within_interval)
+                        unpaired_comparison, verdict, verdict_of, within_interval)
 
 
 #: How a base method trained as many optimizer steps as its +DA run is named in notebook 07's paired tests
@@ -74,7 +74,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                 interval = {"method": k["method"], "run dataset": run_dataset, "pool": pool}
                 if not side_rows(gains, interval).empty:  # two gains on two test sets: the interval tests them
                     row = within_interval(row, gains, **interval)
-                if helps["holds"].startswith("within noise") and row["holds"].startswith(("yes", "smaller")):
+                if helps["holds"].startswith("within noise") and verdict_of(row["holds"]) in ("yes", "smaller"):
                     row["holds"] = "within noise (the gain on SD test is)"  # the most of a gain that may be none
                 rows.append(row)
     for k in distinct(table3, ["method"]):
