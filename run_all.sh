@@ -5,7 +5,7 @@
 #
 # -p overrides a notebook parameter, e.g. -p TRAIN_MISSING=False renders only the runs recorded under results/.
 # --from-records renders the committed tables from the committed runs, training nothing (the parameters each
-# notebook's committed render used: mwplib/runner.py COMMITTED_RENDERS); e.g. the full book: --profile full.
+# notebook's committed render used: mwplib/headless.py COMMITTED_RENDERS); e.g. the full book: --profile full.
 # Creates .venv (Python 3.11) and installs requirements.txt + mwplib on first use or when the pins change.
 # Executed notebooks go to build/notebooks/<profile>/ (ignored); tables to results/tables/<profile>/,
 # figures to figures/<profile>/, headline metrics to results/metrics/<profile>/. Then the executed notebooks
@@ -49,6 +49,6 @@ fi
 [ "$setup_only" = 1 ] && exit 0
 
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" PYTHONHASHSEED="${PYTHONHASHSEED:-0}"
-.venv/bin/python -m mwplib.runner --profile "$profile" ${from_records[@]+"${from_records[@]}"} \
+.venv/bin/python -m mwplib.headless --profile "$profile" ${from_records[@]+"${from_records[@]}"} \
   ${params[@]+"${params[@]}"} ${only[@]+"${only[@]}"}
 exec .venv/bin/python -m mwplib.book --profile "$profile" ${only[@]+"${only[@]}"}

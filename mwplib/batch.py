@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import paths
 from .problem import Split
 from .profiles import PROFILES, Profile, get_profile
-from .runkey import RunSpec
+from .run_spec import RunSpec
 from .runs import (_grid, dataset_key, dataset_splits, embedding_label, iter_grid, plan, recorded, run,
                    run_label)
 from .transfer import QUESTION_REMOVED, MissingWeights, evaluate_without_questions

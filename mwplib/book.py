@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import paths
 from .profiles import DEFAULT_PROFILE, PROFILES
-from .runner import notebooks
+from .headless import notebooks
 
 #: Table of contents: each paper and the notebooks (by number) that reproduce it, in reading order.
 PARTS: dict[str, tuple[str, ...]] = {

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from .report import p_value
+from .outputs import p_value
 from .significance import unpaired_difference
 
 #: The share of the paper's difference ours must reach for a two-cell finding to hold in size ("holds" means the

@@ -12,7 +12,7 @@ stays out of the training loop. Used by the Graph2Tree model of notebook 01_base
 Deviations from Graph2Tree's released code (which reads `group_nums`): equal quantities get no comparison edge
 (it links them both ways); the adjacency is row-normalised with self-loops, D⁻¹(A + I); the three graphs are
 cell, > and <. Recorded runs are keyed without the builder's code, so a change to what this module builds must
-bump Graph2Tree's stamp in `mwplib.runkey.CODE_VERSIONS`, or the old runs would be reused.
+bump Graph2Tree's stamp in `mwplib.run_spec.CODE_VERSIONS`, or the old runs would be reused.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The run cache, grids and plans: every neural solver of notebooks 01–03, 05 and 07 trains through here.
 
-A run is identified by its key (`mwplib.runkey`: the hash of its spec's description, by an explicit schema, and of
+A run is identified by its key (`mwplib.run_spec`: the hash of its spec's description, by an explicit schema, and of
 the checksum of the exact problems used). Its metrics, timing, per-epoch history and
 per-problem predictions are saved as JSON under ``mwplib.paths.runs_dir(profile.name)``; the weights go to the
 ignored checkpoint cache. Rerunning reuses finished runs (an interrupted grid resumes at the first
@@ -26,7 +26,7 @@ from .problem import Problem, Split
 from .profiles import PROFILES, Profile
 from .records import SUFFIX, DamagedRecord, read_record, read_records, record_path, write_record
 from .repro import run_manifest
-from .runkey import RunSpec
+from .run_spec import RunSpec
 from .solver import save_checkpoint
 from .train import pick_device, train_model
 

@@ -17,7 +17,7 @@ from .models import MODELS, MWPModel, assemble
 from .numbers import words_to_numbers
 from .problem import Problem
 from .reading import ascii_signs, misreadings, read_numbers, scale_numerals
-from .runkey import config_from
+from .run_spec import config_from
 from .text import EncodedText, OutputVocab, Vocab, encode_text
 from .train import predict
 

@@ -16,7 +16,7 @@ from typing import Any
 from . import runs
 from .problem import Split
 from .profiles import DEFAULT_SOLVER, PROFILES, Profile
-from .runkey import RunSpec
+from .run_spec import RunSpec
 from .solver import Solver
 from .train import pick_device
 from .transfer import MissingWeights

@@ -13,8 +13,8 @@ from mwplib import findings, paths, runs
 from mwplib.metrics import correctness, percent
 from mwplib.problem import Split
 from mwplib.profiles import PROFILES
-from mwplib.report import load_metrics
-from mwplib.runner import execute_notebook as _execute
+from mwplib.outputs import load_metrics
+from mwplib.headless import execute_notebook as _execute
 
 
 @functools.cache

@@ -14,7 +14,7 @@ import pytest
 from browser import chromium, needs_chromium
 
 from mwplib import book, paths
-from mwplib.runner import execute_notebook, notebooks
+from mwplib.headless import execute_notebook, notebooks
 
 
 
@@ -139,12 +139,12 @@ def test_a_figure_shown_as_its_path_is_caught(tmp_path):
 
 
 def test_each_notebooks_bookkeeping_runs_but_stays_out_of_the_book():
-    """Issue 49: every notebook ended in its metrics record, a cell for the runner, not the reader."""
+    """Issue 49: every notebook ended in its metrics record, a cell for the headless run, not the reader."""
     import json
 
     for path in sorted(Path(__file__).resolve().parents[1].glob("notebooks/[0-9][0-9]_*.ipynb")):
         cells = json.loads(path.read_text())["cells"]
-        recording = [c for c in cells if c["cell_type"] == "code" and "report.record(" in "".join(c["source"])]
+        recording = [c for c in cells if c["cell_type"] == "code" and "outputs.record(" in "".join(c["source"])]
         assert recording, path.name
         assert all(book.BOOKKEEPING in c["metadata"].get("tags", []) for c in recording), path.name
 
@@ -189,7 +189,7 @@ def test_a_copy_naming_this_machine_is_refused_and_a_clean_one_is_indexed(tmp_pa
     executed.parent.mkdir(parents=True)
     leak = _executed(1)
     leak["cells"][1]["outputs"].append({"output_type": "stream", "name": "stderr",
-                                        "text": f"{paths.ROOT}/mwplib/report.py:1: UserWarning"})
+                                        "text": f"{paths.ROOT}/mwplib/outputs.py:1: UserWarning"})
     executed.write_text(json.dumps(leak))
     with pytest.raises(book.BookError, match="00_datasets.ipynb names a path of this machine"):
         book.write_copies("quick")

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import report
+from mwplib import outputs
 from mwplib.derivation import experiments
 
 METRICS = ("solution", "equation", "derivation")
@@ -15,8 +15,8 @@ def _table2() -> pd.DataFrame:
     rows = [("DRAW-1K", "problems", 1000, 999), ("DRAW-1K", "templates before", 329, 354),
             ("DRAW-1K", "templates after", 224, 226), ("ALG-514", "templates before", 30, 24),
             ("ALG-514", "templates after", 24, 24)]  # ALG-514: no reduction of ours, a tie
-    return report.paper_vs_ours([dict(zip(["dataset", "statistic", "paper", "ours"], row)) for row in rows],
-                                ["dataset", "statistic"])
+    return outputs.paper_vs_ours([dict(zip(["dataset", "statistic", "paper", "ours"], row)) for row in rows],
+                                 ["dataset", "statistic"])
 
 
 def _accuracies(label: str, cells: dict[tuple[str, str], tuple[tuple, tuple]], better: str, worse: str
@@ -29,7 +29,7 @@ def _accuracies(label: str, cells: dict[tuple[str, str], tuple[tuple, tuple]], b
         (paper_b, ours_b), (paper_w, ours_w) = cells[(name, better)], cells[(name, worse)]
         rows += [{label: name, "setting": f"{better} - {worse}", "metric": metric, "paper": paper_b[k] - paper_w[k],
                   "ours": None if ours_b[k] is None else ours_b[k] - ours_w[k]} for k, metric in enumerate(METRICS)]
-    return report.paper_vs_ours(rows, [label, "setting", "metric"])
+    return outputs.paper_vs_ours(rows, [label, "setting", "metric"])
 
 
 def _table3() -> pd.DataFrame:
@@ -103,7 +103,7 @@ def test_findings_agree_with_claims_on_the_same_runs():
              ({("draw", "TD"): run(4, 1, 1)}, [True, False, True, False])]  # DRAW-1K: TD no better under derivation
     for change, expected in cases:
         runs3 |= change
-        table3 = report.paper_vs_ours(experiments.table3(runs3), ["dataset", "setting", "metric"])
+        table3 = outputs.paper_vs_ours(experiments.table3(runs3), ["dataset", "setting", "metric"])
         holds = experiments.findings(no_table["2"], table3, no_table["4"]).groupby("finding", sort=False)["holds"]
         every, some = holds.apply(lambda h: (h == "yes").all()), holds.apply(lambda h: (h == "yes").any())
         assert [every.iloc[0], every.iloc[1], some.iloc[2], every.iloc[3]] == expected
@@ -129,8 +129,8 @@ def test_each_accuracy_finding_carries_a_paired_sign_test_on_the_same_problems()
     assert tests.loc[("ALG-514", "TD − TE, derivation − solution"), "McNemar p"] == pytest.approx(24 / 2**11)
     assert tests.loc[("ALG-514", "TD − TE*, derivation accuracy"), "McNemar p"] == 1.0  # the same run: no difference
     assert len(tests) == 3 * 5 + 2
-    table3 = report.paper_vs_ours(experiments.table3(runs3), ["dataset", "setting", "metric"])
-    table4 = report.paper_vs_ours(experiments.table4(runs4), ["combined with", "setting", "metric"])
+    table3 = outputs.paper_vs_ours(experiments.table3(runs3), ["dataset", "setting", "metric"])
+    table4 = outputs.paper_vs_ours(experiments.table4(runs4), ["combined with", "setting", "metric"])
     no_table2 = pd.DataFrame(columns=["dataset", "statistic", "paper", "ours"])
     frame = experiments.findings(no_table2, table3, table4, experiments.paired_tests(runs3, runs4))
     frame = frame.set_index("comparison")

@@ -7,7 +7,7 @@ import pytest
 
 from mwplib import paths
 from mwplib.profiles import PROFILES
-from mwplib.runner import notebooks
+from mwplib.headless import notebooks
 
 NOTEBOOKS = notebooks()
 LIBRARY = sorted((paths.ROOT / "mwplib").rglob("*.py"))
@@ -48,7 +48,7 @@ def test_notebook_has_literal_parameters_cell(nb: Path) -> None:
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_records_metrics(nb: Path) -> None:
     code = "".join("".join(c["source"]) for c in _cells(nb) if c["cell_type"] == "code")
-    assert f'record("{nb.stem}"' in code, f"{nb.name}: must call report.record(\"{nb.stem}\", profile, ...)"
+    assert f'record("{nb.stem}"' in code, f"{nb.name}: must call outputs.record(\"{nb.stem}\", profile, ...)"
 
 
 @pytest.mark.parametrize("module", LIBRARY, ids=lambda p: str(p.relative_to(paths.ROOT)))

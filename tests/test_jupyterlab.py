@@ -19,7 +19,7 @@ import pytest
 from browser import chromium, needs_chromium
 
 from mwplib import findings, paths
-from mwplib.runner import INLINE_BACKEND
+from mwplib.headless import INLINE_BACKEND
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

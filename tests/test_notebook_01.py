@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths, report
+from mwplib import paths, outputs
 
 #: Fold 0's test problems whose template is its training part's most frequent one (measured; all data are
 #: used under every profile).
@@ -23,8 +23,8 @@ def test_notebook_01_smoke() -> None:
         assert recorded[f"cell_precision_{name}"] >= recorded[f"cell_jaccard_{name}"]
         assert recorded[f"cell_compared_{name}"] > recorded[f"cell_skipped_{name}"]
     table2 = pd.read_csv(paths.tables_dir("smoke") / "table2_baselines.csv")
-    assert report.BY_VALIDATION in table2.columns  # headed by protocol when saved
-    table2 = table2.rename(columns={report.BY_VALIDATION: "ours"})
+    assert outputs.BY_VALIDATION in table2.columns  # headed by protocol when saved
+    table2 = table2.rename(columns={outputs.BY_VALIDATION: "ours"})
     assert set(table2["embedding"]) == {"S", "R (MiniLM)"}
     ran = table2.dropna(subset=["ours"])
     assert len(ran) == 12
@@ -48,7 +48,7 @@ def test_notebook_01_trains_and_tabulates_your_own_file(tmp_path, monkeypatch):
     scratch project, so no record lands in results/)."""
     import json
 
-    from mwplib import runner
+    from mwplib import headless
 
     problems = [{"id": f"p{i}", "text": f"Sam has {i + 5} marbles. He gives {i % 4 + 1} to Ann. How many does he have?",
                  "equation": f"x = {i + 5} - {i % 4 + 1}", "answer": i + 5 - (i % 4 + 1), "fold": i % 2}
@@ -59,9 +59,9 @@ def test_notebook_01_trains_and_tabulates_your_own_file(tmp_path, monkeypatch):
         (tmp_path / name).symlink_to(paths.ROOT / name)
     monkeypatch.setenv("MWPLIB_ROOT", str(tmp_path))
     monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
-    runner.execute_notebook("01_baselines", "smoke", DATASETS=[str(own)], MODELS=["seq2seq"], EMBEDDINGS=["scratch"])
+    headless.execute_notebook("01_baselines", "smoke", DATASETS=[str(own)], MODELS=["seq2seq"], EMBEDDINGS=["scratch"])
     table2 = pd.read_csv(tmp_path / "results" / "tables" / "smoke" / "table2_baselines.csv")
     row = table2[(table2["model"] == "seq2seq") & (table2["dataset"] == "class_homework")].iloc[0]
-    assert 0 <= row[report.BY_VALIDATION] <= 100 and pd.isna(row["paper"])  # the paper has no value for it
+    assert 0 <= row[outputs.BY_VALIDATION] <= 100 and pd.isna(row["paper"])  # the paper has no value for it
     recorded = list((tmp_path / "results" / "runs" / "smoke" / "seq2seq" / "class_homework").glob("*.json.gz"))
     assert len(recorded) == 1  # smoke trains fold 0 of the file's two

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths, report
+from mwplib import paths, outputs
 from mwplib.data import load_mawps_asdiv_svamp
 from mwplib.profiles import get_profile
 
@@ -20,7 +20,7 @@ def test_notebook_05_smoke() -> None:
         assert metrics[key] == sum(category in p.meta["variation_categories"] for p in evaluated)
     table10 = pd.read_csv(paths.tables_dir("smoke") / "table10_svamp_subsets.csv")
     table11 = pd.read_csv(paths.tables_dir("smoke") / "table11_svamp_without_questions.csv")
-    full = table10[table10["subset"] == "Full Set"].set_index(["model", "emb"])[report.BY_VALIDATION]
+    full = table10[table10["subset"] == "Full Set"].set_index(["model", "emb"])[outputs.BY_VALIDATION]
     svamp_rows = table11[table11["test set"] == "SVAMP w/o questions"].set_index(["model", "emb"])
     assert full.to_dict() == pytest.approx(svamp_rows["with question"].to_dict())  # the same runs
     for model in ("seq2seq", "gts", "graph2tree", "transformer"):

@@ -3,7 +3,7 @@
 
 Fails when a change to the analysis code, or a run added or removed without re-rendering, makes the committed
 tables and metrics disagree with what the committed runs give. The parameters are those of
-`./run_all.sh --from-records` (`runner.COMMITTED_RENDERS`). The committed derivation runs are stored under the code
+`./run_all.sh --from-records` (`headless.COMMITTED_RENDERS`). The committed derivation runs are stored under the code
 hash `derivation.runs.code_version`, which a code edit changes and a docstring or comment edit does not.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mwplib import paths, runner
+from mwplib import paths, headless
 from mwplib.derivation.runs import code_version
 from mwplib.records import read_record
 from mwplib.repro import code_digest
@@ -40,7 +40,7 @@ def test_committed_metrics_are_what_the_committed_runs_give(stem, profile, tmp_p
     _scratch_project(tmp_path)
     monkeypatch.setenv("MWPLIB_ROOT", str(tmp_path))  # read by the notebook's kernel
     monkeypatch.setattr(paths, "BUILD", tmp_path / "build")  # no checkpoint of this machine is used
-    runner.execute_notebook(stem, profile, **runner.from_records(paths.NOTEBOOKS / f"{stem}.ipynb", profile))
+    headless.execute_notebook(stem, profile, **headless.from_records(paths.NOTEBOOKS / f"{stem}.ipynb", profile))
     rendered = json.loads((tmp_path / "results" / "metrics" / profile / f"{stem}.json").read_text())
     assert rendered == committed
     tables = sorted((tmp_path / "results" / "tables" / profile).glob("*.csv"))
@@ -123,18 +123,18 @@ def _training_records() -> list[Path]:
 
 
 def test_every_committed_run_record_is_keyed_by_its_spec() -> None:
-    """A record's spec rebuilt as a `RunSpec` (with today's config classes, `runkey.spec_of`) hashes to its key and
+    """A record's spec rebuilt as a `RunSpec` (with today's config classes, `run_spec.spec_of`) hashes to its key and
     file name: so no schema change (a field renamed, a default changed) silently orphans a recorded run. A record
     of a retired field keeps its key by its description."""
-    from mwplib import runkey
+    from mwplib import run_spec
 
     checked, retired = 0, 0
     for path in _training_records():
         record = read_record(path)
         described = record["spec"]
-        assert runkey.key(described, record["data_checksum"]) == record["key"] == path.name.removesuffix(".json.gz")
-        spec = runkey.spec_of(described)
-        if set(described["config"]) & set(runkey.RETIRED):
+        assert run_spec.key(described, record["data_checksum"]) == record["key"] == path.name.removesuffix(".json.gz")
+        spec = run_spec.spec_of(described)
+        if set(described["config"]) & set(run_spec.RETIRED):
             retired += 1
             continue
         assert spec.describe() == described, path

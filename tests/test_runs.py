@@ -16,7 +16,7 @@ from mwplib.models.base import collate
 from mwplib.problem import Split
 from mwplib.profiles import PROFILES, QUICK_RUNS
 from mwplib.records import read_record, write_record
-from mwplib.runkey import RunSpec
+from mwplib.run_spec import RunSpec
 from mwplib.solver import Solver, load_checkpoint
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)
 

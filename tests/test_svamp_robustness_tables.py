@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import paths, report
+from mwplib import paths, outputs
 from mwplib.svamp import paper_numbers
 from mwplib.svamp import robustness_tables as st
 from mwplib.problem import Problem
@@ -126,7 +126,7 @@ def test_best_run_and_ablation_table() -> None:
     assert table.loc[("Question Sensitivity", "# removed"), "paper"] == 462
     assert table.loc[("Question Sensitivity", "change in accuracy"), "ours"] == pytest.approx(0 - 200 / 3)
     assert table.loc[("Reasoning Ability", "change in accuracy"), "ours"] == pytest.approx(100 - 200 / 3)
-    assert report.headline(table.reset_index(), ["removed category", "measure"], "t13")[
+    assert outputs.headline(table.reset_index(), ["removed category", "measure"], "t13")[
         "t13_question_sensitivity_removed"] == 2
 
 
@@ -236,9 +236,9 @@ def test_tables_head_ours_by_protocol_and_add_the_best_test_epoch_where_recorded
             run("b", "constrained", "scratch", "mawps", {"p3": True, "p4": True}, best_test=1.0)]
     table5 = st.table5(runs, embeddings=["scratch"], datasets=["mawps"])
     row = table5.iloc[0]
-    assert (row["ours"], row[report.BEST_TEST_EPOCH]) == (75.0, 100.0)  # pooled over the two folds, each way
-    shown = report.show(table5, "t5", PROFILES["smoke"])
-    assert report.BY_VALIDATION in shown.columns and "ours" not in shown.columns
+    assert (row["ours"], row[outputs.BEST_TEST_EPOCH]) == (75.0, 100.0)  # pooled over the two folds, each way
+    shown = outputs.show(table5, "t5", PROFILES["smoke"])
+    assert outputs.BY_VALIDATION in shown.columns and "ours" not in shown.columns
     assert "ours" in table5.columns  # findings and headlines read the frame as built
     saved = pd.read_csv(paths.tables_dir("smoke") / "t5.csv")
     assert list(saved.columns) == list(shown.columns)

@@ -8,7 +8,7 @@ import pytest
 from mwplib import paths, runs, trained
 from mwplib.__main__ import main
 from mwplib.profiles import PROFILES
-from mwplib.runkey import RunSpec
+from mwplib.run_spec import RunSpec
 from mwplib.solver import Solver, load_checkpoint
 from mwplib.transfer import MissingWeights
 from test_models import fast_config, one_thread, toy_problems  # noqa: F401 (autouse fixture)

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import pandas as pd
 
-from .. import findings, report, runs
+from .. import findings, outputs, runs
 from ..metrics import percent
 from ..problem import Problem, Split
 from ..profiles import CompositionalPlan, Profile
@@ -369,7 +369,7 @@ def equal_steps_table(da: dict, equal: dict) -> pd.DataFrame:
                      "base epochs": len(base[0]["history"]), "base steps": steps(base),
                      "+DA": percent(_correct(rounds[-1])), "base, own epochs": percent(_correct(rounds[0])),
                      "base, equal steps": percent(_correct(base)), "+DA − base, equal steps": test["difference"],
-                     "McNemar p": report.p_value(test["mcnemar_p"])})
+                     "McNemar p": outputs.p_value(test["mcnemar_p"])})
     return pd.DataFrame(rows, columns=["method", "run dataset", "+DA problems", "+DA epochs", "+DA steps",
                                        "base problems", "base epochs", "base steps", "+DA", "base, own epochs",
                                        "base, equal steps", "+DA − base, equal steps", "McNemar p"])
@@ -742,8 +742,8 @@ def augmentation_rounds(records: dict[tuple[str, str, str], dict[str, Any]]) -> 
 
 def headline(table1_: pd.DataFrame, table2_: pd.DataFrame, claims: pd.DataFrame) -> dict[str, float]:
     """The numbers notebook 07 records (read back by its test)."""
-    return {**report.headline(table1_, ["dataset", "split", "statistic"], "t1"),
-            **report.headline(table2_, ["method", "dataset", "split", "run dataset"], "t2"),
+    return {**outputs.headline(table1_, ["dataset", "split", "statistic"], "t1"),
+            **outputs.headline(table2_, ["method", "dataset", "split", "run dataset"], "t2"),
             **findings.counts(claims)}
 
 

@@ -24,7 +24,7 @@ from ..problem import Problem
 from ..profiles import Profile
 from ..records import read_record, record_path, write_record
 from ..repro import run_manifest
-from ..runkey import RunSpec
+from ..run_spec import RunSpec
 from ..solver import load_checkpoint
 from . import mathen
 from .augment import ScoreFn, augment, confidence, protocol

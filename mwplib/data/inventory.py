@@ -15,7 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
-from mwplib import paths, report
+from mwplib import paths, outputs
 from mwplib.data.asdiv import asdiv_issues, load_asdiv_a
 from mwplib.data.checksums import MANIFEST, DataError, data_file
 from mwplib.data.errata import errata_markdown
@@ -144,7 +144,7 @@ def loader_counts() -> pd.DataFrame:
                  "note": "partial: the full set is not public (SOURCES.md)"})
     rows.append({"dataset": "Math23K public test", "paper": None, "ours": len(load_math23k_public_test()),
                  "note": "standard 1,000-problem test file"})
-    return report.paper_vs_ours(rows, ["dataset"])
+    return outputs.paper_vs_ours(rows, ["dataset"])
 
 
 def _shorten(text: str, width: int = 90) -> str:

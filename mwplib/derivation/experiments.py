@@ -209,7 +209,7 @@ def paired_tests(runs3: dict, runs4: dict) -> pd.DataFrame:
 def findings(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, tests: pd.DataFrame | None = None
              ) -> pd.DataFrame:
     """Notebook 06's "What holds here" (`mwplib.findings`): the claims of §3 and §5.1 as the differences the paper
-    says are positive, its and ours, read from Tables 2, 3 (with its TD − TE rows) and 4 as `report.paper_vs_ours`
+    says are positive, its and ours, read from Tables 2, 3 (with its TD − TE rows) and 4 as `outputs.paper_vs_ours`
     builds them, so that each verdict stands beside the sizes of both sides. The paper's "solution accuracy always
     exceeds derivation accuracy" is strict: a tie reads "no" here, where `claims` lets it pass. Equation accuracy
     need rank TE above TD only somewhere: one "yes" among its rows is the claim. Claims of a direction ("reduces",

@@ -28,7 +28,7 @@ from scipy import sparse
 from .. import expr
 from ..problem import Problem
 from ..profiles import Profile
-from ..report import paper_vs_ours
+from ..outputs import paper_vs_ours
 from ..text import tokenize
 from .paper_numbers import NOT_REPRODUCIBLE, PAPER_CLAIMS, PAPER_ONLY
 

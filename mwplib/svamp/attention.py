@@ -22,8 +22,8 @@ from .. import runs
 from ..data import load_cv
 from ..problem import Problem
 from ..profiles import Profile
-from ..report import paper_vs_ours, save_figure
-from ..runkey import RunSpec
+from ..outputs import paper_vs_ours, save_figure
+from ..run_spec import RunSpec
 from ..solver import Solution, Solver, solution_from
 from ..text import encode_text
 from .attention_examples import EXAMPLES, PaperExample

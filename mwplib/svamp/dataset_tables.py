@@ -34,7 +34,7 @@ from .. import expr, metrics, paths
 from ..mawps.overlap import seeded_sample
 from ..problem import Problem, Split
 from ..records import write_atomically
-from ..report import paper_vs_ours
+from ..outputs import paper_vs_ours
 from .paper_numbers import PAPER_TABLE9
 
 BLEU_MAX_N = 4
@@ -300,7 +300,7 @@ def _ngram_count_matrix(token_lists: Sequence[Sequence[str]], order: int) -> spa
 
 
 def headline_metrics(table9: pd.DataFrame, overlap: pd.DataFrame) -> dict[str, float]:
-    """Flat metric names for report.record (notebook 00_datasets): ``<dataset>_<statistic>`` from Table 9 and
+    """Flat metric names for outputs.record (notebook 00_datasets): ``<dataset>_<statistic>`` from Table 9 and
     ``<subset>_<kind>_overlap`` / ``..._overlap_reduced`` (in %) from the overlap table."""
     out: dict[str, float] = {f"{row.dataset}_{row.statistic}": int(row.ours) if row.statistic.startswith("n_")
                              else float(row.ours) for row in table9.itertuples()}

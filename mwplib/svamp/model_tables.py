@@ -19,8 +19,8 @@ from ..models.config import ENCODER_LR
 from ..problem import Problem, Split
 from ..profiles import Profile
 from ..records import SUFFIX, read_records
-from ..report import by_validation, paper_vs_ours
-from ..runkey import RunSpec, describe_config
+from ..outputs import by_validation, paper_vs_ours
+from ..run_spec import RunSpec, describe_config
 from ..runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
 from ..significance import Correctness, paired_difference
 from .paper_numbers import PAPER_ACCURACY, PAPER_MAJORITY_BASELINE, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE10
@@ -110,7 +110,7 @@ PAPER_PROTOCOL = "ours, paper's protocol (whole fold, best test epoch)"
 
 def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str],
                     datasets: Sequence[str], whole_fold: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """Rows for :func:`mwplib.report.paper_vs_ours`: every model × embedding × dataset the paper reports,
+    """Rows for :func:`mwplib.outputs.paper_vs_ours`: every model × embedding × dataset the paper reports,
     ours where a run exists (None otherwise) with its best test epoch beside it, and a note on the embedding and
     folds. `whole_fold` (a :func:`summarize` of runs with ``val_fraction=0``), if not empty, adds column
     :data:`PAPER_PROTOCOL`."""
@@ -151,7 +151,7 @@ def comparison_rows(summary: pd.DataFrame, models: Sequence[str], embeddings: Se
 def paper_table(summary: pd.DataFrame, models: Sequence[str], embeddings: Sequence[str], datasets: Sequence[str],
                 whole_fold: pd.DataFrame | None = None) -> pd.DataFrame:
     """SVAMP Table 2 or 16 (notebook 01): :func:`comparison_rows` beside the paper, its ``ours`` column headed as
-    chosen on validation (`report.by_validation`)."""
+    chosen on validation (`outputs.by_validation`)."""
     return by_validation(paper_vs_ours(comparison_rows(summary, models, embeddings, datasets, whole_fold),
                                        ["model", "embedding", "dataset"]))
 

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import expr, metrics
 from ..metrics import correctness, percent
 from ..problem import Problem
-from ..report import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
+from ..outputs import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
 from ..runs import SVAMP_DATASET, embedding_label, stand_in_note
 from ..significance import Correctness, paired_difference
 from .paper_numbers import (PAPER_BEST_MODEL, PAPER_MAJORITY_BASELINE, PAPER_SVAMP_CV, PAPER_TABLE10, PAPER_TABLE11,

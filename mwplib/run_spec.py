@@ -99,7 +99,7 @@ def config_from(class_name: str, values: Mapping[str, Any]) -> ModelConfig:
     today = {recorded: name for name, recorded in RENAMED.get(class_name, {}).items()}
     values = {today.get(k, k): v for k, v in values.items() if k != "class" and k not in RETIRED}
     if unknown := sorted(set(values) - {f.name for f in fields(config_class)}):
-        raise ValueError(f"{class_name} has no field {', '.join(unknown)}: list it in mwplib.runkey.RENAMED or "
+        raise ValueError(f"{class_name} has no field {', '.join(unknown)}: list it in mwplib.run_spec.RENAMED or "
                          "RETIRED")
     return config_class(**values)
 
