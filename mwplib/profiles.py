@@ -2,9 +2,9 @@
 
 `smoke` proves the code runs (tests, seconds per notebook); `quick` gives meaningful numbers on a laptop
 CPU in about an hour from nothing: it trains only the runs of :data:`QUICK_RUNS`, each the smallest that still
-shows a claim (docs/quick-profile.md says why each); `full` is the papers' setting (5 folds, paper epochs, every
-cell). Notebooks take `PROFILE` as a parameter and call :func:`get_profile`; library code reads the fields, never
-the name.
+shows a claim (docs/lab-notes/quick-profile.md says why each); `full` is the papers' setting (5 folds, paper
+epochs, every cell). Notebooks take `PROFILE` as a parameter and call :func:`get_profile`; library code reads the
+fields, never the name.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class CompositionalPlan:
     # (`compositional.datasets`); "comdiv" is the one-draw split
     sd_build: str = "proofread"  # the SD Table II trains on: proofread by hand, or "as built" by the synthesis
     da_operations: tuple[int, ...] = (2,)  # +DA's operations: operation 1's problems fail the proofreading audit
-    # (docs/compositional.md), so it is left out; the paper's protocol is (1, 2)
+    # (docs/lab-notes/compositional.md), so it is left out; the paper's protocol is (1, 2)
     da_min_shared: int = 3  # operation 2 swaps only fragments sharing this many environments (`augment`; 0: the
     # paper's one)
     max_epochs: int | None = None  # cap on the profile's epochs for these runs (None: the profile's own)
@@ -51,8 +51,8 @@ class PlannedRun:
     shows: str = ""
 
 
-#: `quick`'s runs (fold 0, beam 3; docs/quick-profile.md §4 measures each choice). Notebooks 01, 02 and 05 share
-#: the MAWPS and ASDiv-A runs; the last row trains only with notebook 05's ``SVAMP_CV=True``.
+#: `quick`'s runs (fold 0, beam 3; docs/lab-notes/quick-profile.md §4 measures each choice). Notebooks 01, 02 and
+#: 05 share the MAWPS and ASDiv-A runs; the last row trains only with notebook 05's ``SVAMP_CV=True``.
 QUICK_RUNS: tuple[PlannedRun, ...] = (
     PlannedRun("seq2seq", "scratch", "asdiv-a", 10, 5, "baseline of 'GTS/Graph2Tree beat Seq2Seq'; beats majority"),
     PlannedRun("seq2seq", "scratch", "mawps", 10, 5, "beats the majority template"),
@@ -126,7 +126,7 @@ DEFAULT_PROFILE = "quick"
 #: What ``python -m mwplib solve`` trains when not told otherwise (`mwplib.trained`): GTS S on MAWPS + ASDiv-A
 #: (3,138 problems), scored on SVAMP, for 8 epochs: `QUICK_RUNS`' GTS S run chose its epoch 8 on validation (26.2 %
 #: on SVAMP) of the 10 it trained, and the first 8 epochs of a run are the same whatever its length (no rate halving
-#: for GTS). Seq2Seq S, the default before, reached 19.3 % (docs/data-fuzz.md).
+#: for GTS). Seq2Seq S, the default before, reached 19.3 % (docs/lab-notes/data-fuzz.md).
 DEFAULT_SOLVER = {"model": "gts", "embedding": "scratch", "dataset": "mawps-asdiv-a_svamp", "profile": "quick",
                   "epochs": 8}
 #: the solvers by name (`mwplib.models.MODELS`, which imports torch: the command line checks names without it)

@@ -1,6 +1,6 @@
 """Every finding under `quick` beside `full`: does the laptop profile point the paper's way where `full` does?
 
-`quick` is designed as the smallest experiment that still shows each claim (docs/quick-profile.md), so its
+`quick` is designed as the smallest experiment that still shows each claim (docs/lab-notes/quick-profile.md), so its
 findings tables must agree with `full`'s in sign. This module reads both profiles' committed findings tables
 (`results/tables/<profile>/NN_findings.csv`, written by the notebooks' "What holds here" cells), sets them side by
 side, and reduces each verdict to its sign: "yes" and "smaller" both point the claim's way, "no" does not, "within

@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/notebook_runner.py
 #: tests that write the shared smoke renders (results/, figures/, build/notebooks/) or read them: marked `renders`,
 #: so that test.sh can run them in order in one process beside another running everything else. The smoke runs
 #: are committed (results/runs/smoke/), so a fresh clone renders them rather than training every one again
-#: (993 s beside the other process, 344 s alone: docs/performance.md); a run whose spec changed is recorded beside.
+#: (993 s beside the other process, 344 s alone: docs/lab-notes/performance.md); a run whose spec changed is
+#: recorded beside.
 RENDERS = ("tests/test_notebook_", "tests/test_book.py", "tests/test_headless.py", "tests/test_jupyterlab.py")
 #: notebook tests that render into a scratch project of their own: they run beside the renders, not among them
 SCRATCH = ("tests/test_notebook_01.py::test_notebook_01_trains_and_tabulates_your_own_file",)

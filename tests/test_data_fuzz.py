@@ -1,7 +1,7 @@
 """A seeded fuzz of the shipped loaders' record parsers in own-data mode (issue #35): every mutated record gives a
 Problem or a DataError naming its source, never another exception, each in under a second; and a Problem that loads
 without listed issues is a correct load of its record (`gold_faults` and the per-loader checks), never a silently
-accepted bad one. docs/data-fuzz.md tabulates the outcomes."""
+accepted bad one. docs/lab-notes/data-fuzz.md tabulates the outcomes."""
 from __future__ import annotations
 
 import copy

@@ -1,6 +1,6 @@
 """A seeded fuzz of how the solver reads a new text (`solver.read_text`, `solver.check_text`): every number read as
-written or warned about, every bad input one documented error, nothing slow. The tally is docs/data-fuzz.md's
-table (run ``python tests/test_solver_fuzz.py`` to print it)."""
+written or warned about, every bad input one documented error, nothing slow. The tally is
+docs/lab-notes/data-fuzz.md's table (run ``python tests/test_solver_fuzz.py`` to print it)."""
 from __future__ import annotations
 
 import random

@@ -52,7 +52,8 @@ MINILM_ENCODER_LR = 5e-5
 
 #: Encoder learning rate of MPNet-base, chosen on validation among 5e-6 (the paper's Transformer rate), 2e-5 and
 #: 5e-5 for the Transformer R (ASDiv-A fold 0, `quick`'s cell: best validation 74.5, 82.7 and 80.6 %;
-#: docs/encoders.md). Not probed for the other three models, which take it too. A deviation, labelled in the tables.
+#: docs/lab-notes/encoders.md). Not probed for the other three models, which take it too. A deviation, labelled in
+#: the tables.
 MPNET_ENCODER_LR = 2e-5
 
 #: Encoders whose fine-tuning rate is ours, not the paper's (any other encoder, RoBERTa included, takes the paper's).
