@@ -4,7 +4,7 @@ Notebook 07 trains each cell once (seed 0); McNemar then counts the test problem
 another seed would do. This trains the base run and one +DA round of the first +DA method on the profile's ComDiv
 split with each seed given (the split stays seed 0's), records them like the notebook's runs, and prints both
 accuracies and the paired test, and the base again at as many optimizer steps as +DA made
-(`experiments.equal_steps_epochs`). Usage (about 25 minutes a seed under `quick` on a 2-core CPU):
+(`grid.equal_steps_epochs`). Usage (about 25 minutes a seed under `quick` on a 2-core CPU):
 
     .venv/bin/python benchmarks/da_seeds.py --profile quick --seeds 1
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mwplib.significance import paired_difference  # noqa: E402
-from mwplib.compositional import datasets, experiments, training  # noqa: E402
+from mwplib.compositional import datasets, experiments, grid, training  # noqa: E402
 from mwplib.profiles import get_profile  # noqa: E402
 
 
@@ -30,14 +30,14 @@ def main(argv: list[str] | None = None) -> None:
     plan = profile.compositional
     method, pool = plan.da_methods[0], plan.pools[0]
     dataset = f"{pool}-{plan.comdiv}"
-    train, validation, test = experiments._limited(datasets.as_split(pool, plan.comdiv, 0), profile)
+    train, validation, test = grid.limited(datasets.as_split(pool, plan.comdiv, 0), profile)
     for seed in args.seeds:
         record = training.augmented(method, dataset, train, validation, test, profile, seed)
         sets = training.grown_sets(train, record)
         base, grown = sets[0], sets[-1]
         runs = [training.train_method(method, dataset, problems, validation, test, profile, seed)
                 for problems in (base, grown)]
-        epochs = experiments.equal_steps_epochs(runs[1], len(base))  # the base as many optimizer steps as +DA
+        epochs = grid.equal_steps_epochs(runs[1], len(base))  # the base as many optimizer steps as +DA
         runs.append(training.train_method(method, dataset, base, validation, test, profile, seed, epochs=epochs))
         correct = [{r["id"]: r["correct"] for r in training.predictions(members)} for members in runs]
         own, equal = paired_difference(correct[0], correct[1]), paired_difference(correct[2], correct[1])

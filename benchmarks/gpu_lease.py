@@ -43,16 +43,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mwplib import paths, runs  # noqa: E402
-from mwplib.compositional import datasets, experiments, training  # noqa: E402
+from mwplib.compositional import datasets, grid, sd, training  # noqa: E402
 from mwplib.problem import Split  # noqa: E402
 from mwplib.profiles import get_profile  # noqa: E402
 
 
 def write_sd(directory: Path, languages: list[str]) -> None:
-    """Pickle each SD split (`experiments.sd_split`) to DIRECTORY/sd-LANG.pkl, for a machine without spaCy."""
+    """Pickle each SD split (`sd.sd_split`) to DIRECTORY/sd-LANG.pkl, for a machine without spaCy."""
     directory.mkdir(parents=True, exist_ok=True)
     for language in languages:
-        split = experiments.sd_split(language)
+        split = sd.sd_split(language)
         (directory / f"sd-{language}.pkl").write_bytes(pickle.dumps(split))
         print(f"sd-{language}: {len(split.train)} train, {len(split.dev)} validation, {len(split.test)} test")
 
@@ -60,7 +60,7 @@ def write_sd(directory: Path, languages: list[str]) -> None:
 def _sd_split(name: str, sd_from: Path | None) -> Split:
     """An SD split, built here or read from what `write_sd` pickled (our own file, carried with the tree)."""
     if sd_from is None:
-        return experiments.sd_split(name)
+        return sd.sd_split(name)
     split = pickle.loads((sd_from / f"sd-{name}.pkl").read_bytes())
     if not isinstance(split, Split):
         raise TypeError(f"{sd_from / f'sd-{name}.pkl'}: not a Split but a {type(split).__name__}")
@@ -73,7 +73,7 @@ def _member(label: str, profile_name: str, sd_from: Path | None = None) -> tuple
     pool, name = dataset.split("-", 1)
     profile = get_profile(profile_name)
     split = _sd_split(name, sd_from) if pool == "sd" else datasets.as_split(pool, name, 0)
-    train, validation, test = experiments._limited(split, profile)
+    train, validation, test = grid.limited(split, profile)
     train, validation, test = training._as_seen(method, train, validation, test)
     return training.spec(method, model, dataset, profile), train, validation, test
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from mwplib import paths
-from mwplib.compositional import datasets, experiments, training
+from mwplib.compositional import datasets, grid, sd, training
 from mwplib.problem import Problem, Split
 from mwplib.profiles import get_profile
 
@@ -26,7 +26,7 @@ def test_gpu_lease_trains_the_member_a_label_names_on_the_problems_its_method_se
     spec, train, validation, test = lease._member("MathEN:transformer:mawps-comdiv", "smoke")
     profile = get_profile("smoke")
     assert spec == training.spec("MathEN", "transformer", "mawps-comdiv", profile)
-    seen = training._as_seen("MathEN", *experiments._limited(datasets.as_split("mawps", "comdiv", 0), profile))
+    seen = training._as_seen("MathEN", *grid.limited(datasets.as_split("mawps", "comdiv", 0), profile))
     assert [p.prefix for p in train] == [p.prefix for p in seen[0]]  # MathEN's normalised expressions
     assert (len(validation), len(test)) == (len(seen[1]), len(seen[2]))
 
@@ -41,7 +41,7 @@ def test_gpu_lease_reports_a_run_it_cannot_read_instead_of_failing():
 def test_gpu_lease_reads_a_carried_sd_split_as_the_one_built_here(tmp_path, monkeypatch):
     lease = _script("gpu_lease")
     built = Split("sd-zh", (_problem("a"),), (_problem("b"),), (_problem("c"),))
-    monkeypatch.setattr(experiments, "sd_split", lambda language, seed=0: built)
+    monkeypatch.setattr(sd, "sd_split", lambda language, seed=0: built)
     lease.write_sd(tmp_path, ["zh"])
     assert lease._sd_split("zh", tmp_path) == built
     (tmp_path / "sd-en.pkl").write_bytes(pickle.dumps(["not", "a", "split"]))

@@ -73,14 +73,14 @@ def test_a_judged_table_must_cover_its_sample_with_known_verdicts(tmp_path, monk
 
 
 def test_the_committed_sd_audit_tables_cover_exactly_the_samples_drawn_again():
-    from mwplib.compositional import experiments
+    from mwplib.compositional import sd
 
     for language in ("zh", "en"):
-        assert [r["id"] for r in experiments.sd_audit_rows(language, "as built")] == list(
+        assert [r["id"] for r in sd.sd_audit_rows(language, "as built")] == list(
             audit.judged(f"sd-{language}-unchecked")["id"])
     checked = pd.concat([audit.judged("sd-zh-checked"), audit.judged("sd-zh-checked-added")])
-    assert sorted(r["id"] for r in experiments.sd_audit_rows("zh", "preconditions")) == sorted(checked["id"])
+    assert sorted(r["id"] for r in sd.sd_audit_rows("zh", "preconditions")) == sorted(checked["id"])
     # what the preconditions turned away, per rule: the table notebook 07 shows beside that audit
-    rejected = experiments.sd_rejections("zh")
-    turned_away = experiments.sd_built("zh", checked=True).incoherent
+    rejected = sd.sd_rejections("zh")
+    turned_away = sd.sd_built("zh", checked=True).incoherent
     assert len(rejected) and rejected["seeds"].sum() == sum(turned_away.values())

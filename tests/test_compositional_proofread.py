@@ -84,11 +84,11 @@ def test_a_table_that_does_not_fit_its_build_names_the_file_and_the_problem(tmp_
 
 
 def test_the_committed_tables_judge_exactly_the_sd_built_today():
-    from mwplib.compositional import experiments
+    from mwplib.compositional import sd
 
     for language in ("zh", "en"):
-        done = experiments.sd_proofread(language)
-        built = experiments.sd_built(language)
+        done = sd.sd_proofread(language)
+        built = sd.sd_built(language)
         assert sum(done.verdicts.values()) == len(built.train) + len(built.test)
         kept = [*done.made.train, *done.made.test]
         assert kept and all(p.answer is not None for p in kept)
@@ -96,9 +96,9 @@ def test_the_committed_tables_judge_exactly_the_sd_built_today():
 
 
 def test_the_audit_of_the_proofread_sd_covers_exactly_the_sample_drawn_again():
-    from mwplib.compositional import audit, experiments
+    from mwplib.compositional import audit, sd
 
     for language in ("zh", "en"):
         table = audit.judged(f"sd-{language}-after-proofreading",
-                             experiments.sd_audit_rows(language, "proofread"))
-        assert len(table) == experiments.AUDIT_SAMPLE_SIZE
+                             sd.sd_audit_rows(language, "proofread"))
+        assert len(table) == audit.AUDIT_SAMPLE_SIZE

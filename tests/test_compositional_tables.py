@@ -6,7 +6,7 @@ import pytest
 
 from mwplib import findings
 from mwplib.compositional import findings as compositional_findings
-from mwplib.compositional import experiments
+from mwplib.compositional import comparisons, experiments, grid
 from mwplib.profiles import get_profile
 
 
@@ -99,7 +99,7 @@ def test_a_loss_across_two_test_sets_holds_only_beyond_fishers_test():
 def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
     runs, da, table2 = tables
     no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
-    paired = experiments.paired_tests(runs, da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
+    paired = comparisons.paired_tests(runs, da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired).set_index("comparison")
     assert claims.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise")
     assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
@@ -110,17 +110,17 @@ def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
 
 def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excludes_0(tables):
     """"DA helps most on SD" is a gain on SD test minus a gain on ComDiv: two test sets, each paired between base
-    and +DA (`experiments.da_gain_intervals`). Its interval, not the SD gain's own test, decides the verdict, shown
+    and +DA (`comparisons.da_gain_intervals`). Its interval, not the SD gain's own test, decides the verdict, shown
     the way the Rel. Gap rows show theirs; "yes" still needs half the paper's difference."""
     runs, da, table2 = tables
     no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
-    gains = experiments.da_gain_intervals(da)  # +20 points on SD test against +10 on MAWPS ComDiv, 10 problems each
+    gains = comparisons.da_gain_intervals(da)  # +20 points on SD test against +10 on MAWPS ComDiv, 10 problems each
     assert gains[["method", "run dataset", "pool", "pool run dataset", "n", "pool n"]].values.tolist() == [
         ["GTS+DA", "sd-zh", "MAWPS", "mawps-comdiv-pooled", 10, 10]]
     assert gains["gain on SD − gain on pool"].iloc[0] == pytest.approx(10.0)
     low, high = gains[["ci_low", "ci_high"]].iloc[0]
     assert low < 0 < high
-    paired = experiments.paired_tests(runs, da)
+    paired = comparisons.paired_tests(runs, da)
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired,
                                                   gains=gains).set_index("comparison")
     assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
@@ -136,10 +136,10 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
         runs = {("GTS", "sd-zh"): sd[0], ("GTS", "mawps-comdiv-pooled"): comdiv[0]}
         da = {("GTS", "mawps-comdiv-pooled", "+DA"): list(comdiv), ("GTS", "sd-zh", "+DA"): list(sd)}
         table2 = experiments.table2(runs, da, get_profile("quick"))
-        gains = experiments.da_gain_intervals(da)
+        gains = comparisons.da_gain_intervals(da)
         interval = f"95 % interval {gains['ci_low'].iloc[0]:.3f} to {gains['ci_high'].iloc[0]:.3f}"
         claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(),
-                                                      experiments.paired_tests(runs, da), gains=gains)
+                                                      comparisons.paired_tests(runs, da), gains=gains)
         by = claims.set_index("comparison")["holds"]
         assert by["GTS+DA − GTS: SD test"].startswith("within noise") == (not sd_gain)  # McNemar's, on its own
         holds = by["GTS+DA: gain on SD test − gain on MAWPS ComDiv"]
@@ -177,7 +177,7 @@ def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
     monkeypatch.setattr(runs, "epochs_done", lambda key: 0)  # nor an interrupted attempt in this build/
     full = PROFILES["full"]
     profile = replace(full, compositional=replace(full.compositional, pools=("mawps",), sd=()))
-    plan = experiments.plan(profile)
+    plan = grid.plan(profile)
     assert not plan.duplicated(["part", "method", "dataset", "model"]).any()
     mathen = plan[(plan["method"] == "MathEN") & (plan["dataset"] == "mawps-comdiv")]
     # MathEN's members are runs of their own (normalised targets), not LSTM's and the Transformer's
@@ -185,7 +185,7 @@ def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
     assert dict(zip(mathen["part"], mathen["runs"])) == {"table2": 1, "+DA": 7, "− DataRanker": 1}  # operation 2
     assert set(plan[plan["part"] == "ladder"]["dataset"]) == {f"mawps-{n}" for n in profile.compositional.ladder}
     gts = plan[(plan["method"] == "GTS") & (plan["dataset"] == "mawps-iid")].set_index("part")
-    n_train = len(experiments.datasets_for(profile)["mawps-iid"].train)
+    n_train = len(grid.datasets_for(profile)["mawps-iid"].train)
     assert gts.loc["table2", "estimated minutes"] == pytest.approx(0.01 * n_train * 100 / 60)
     assert gts.loc["+DA", "estimated minutes"] == pytest.approx(7 * 0.01 * n_train * 100 / 60)
     assert plan[plan["model"] != "gts"]["estimated minutes"].isna().all()  # no speed recorded for them
@@ -202,8 +202,8 @@ def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch)
     monkeypatch.setattr(training, "augmented", lambda method, dataset, *a, train_missing, **options:
                         asked.append(("+DA", method, dataset, tuple(sorted(options.items())), train_missing)))
     profile = get_profile("quick")
-    experiments.da_runs(profile)
-    experiments.ladder_runs(profile)
+    grid.da_runs(profile)
+    grid.ladder_runs(profile)
     trained = {a[:-1] for a in asked if a[-1]}
     assert trained == {("+DA", "GTS", "mawps-comdiv-pooled", ()), ("+DA", "GTS", "sd-zh", ()),
                        *(("run", "GTS", f"mawps-{name}") for name in ("iid", "comdiv-pooled", "max"))}
@@ -224,13 +224,13 @@ def test_the_full_grid_runs_end_to_end_at_smoke_size():
 
     plan = replace(PROFILES["full"].compositional, da_iterations=1, ladder=PROFILES["full"].compositional.ladder[-1:])
     profile = replace(get_profile("smoke"), compositional=plan)
-    runs, da = experiments.method_runs(profile), experiments.da_runs(profile)
+    runs, da = grid.method_runs(profile), grid.da_runs(profile)
     assert len(runs) == 4 * 6  # LSTM, Transformer, MathEN, GTS × MAWPS / Math23K I.I.D. / ComDiv, SD zh / en
-    assert {v for _, _, v in da} == set(experiments.ablations(profile.compositional)) == {"+DA", "− DataRanker"}
+    assert {v for _, _, v in da} == set(grid.ablations(profile.compositional)) == {"+DA", "− DataRanker"}
     assert all(len(members) == 3 for (method, _), members in runs.items() if method == "MathEN")
     table4 = experiments.table4(da, profile)
     assert len(table4) == 2 * 4 and set(table4["method"]) == {"MathEN"}
-    ladder = experiments.ladder_table(experiments.ladder_runs(profile))
+    ladder = experiments.ladder_table(grid.ladder_runs(profile))
     # the plan's rungs per pool (I.I.D., ComDiv, the top), and any other rung a smoke run recorded before
     assert len(ladder) >= 2 * (2 + len(profile.compositional.ladder))
     assert (ladder.groupby("dataset")["split"].apply(lambda s: (s == "max").any())).all()
@@ -269,17 +269,17 @@ def test_a_pending_da_chain_is_timed_at_the_sizes_recorded_rounds_grew_to(monkey
     from mwplib.compositional import training
 
     monkeypatch.setattr(training, "grown_sets", lambda train, record: [[0] * n for n in record["sizes"]])
-    assert experiments._growth([([], {"sizes": [10, 12, 15]})]) == pytest.approx((0.2 + 0.25) / 2)
-    assert experiments._growth([]) == 0.0
+    assert grid._growth([([], {"sizes": [10, 12, 15]})]) == pytest.approx((0.2 + 0.25) / 2)
+    assert grid._growth([]) == 0.0
 
 
 def test_a_plan_with_one_operation_has_no_operation_ablation_and_table4_says_why():
     from dataclasses import replace
 
     quick = get_profile("quick")
-    assert list(experiments.ablations(quick.compositional)) == ["+DA", "− DataRanker"]
+    assert list(grid.ablations(quick.compositional)) == ["+DA", "− DataRanker"]
     both = replace(quick.compositional, da_operations=(1, 2))  # the paper's protocol
-    assert list(experiments.ablations(both)) == list(experiments.PAPER_TABLE4)
+    assert list(grid.ablations(both)) == list(experiments.PAPER_TABLE4)
     da = {("GTS", "mawps-comdiv-pooled", "+DA"): [[record(4)], [record(6)]],
           ("GTS", "mawps-comdiv-pooled", "− DataRanker"): [[record(4)], [record(5)]]}
     table = experiments.table4(da, quick).set_index("variant")
@@ -306,17 +306,17 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     grown = record(6, n_train=1543)
     grown["spec"] = {"config": {"batch_size": 64}, "epochs": 10}
     grown["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 11)]
-    assert experiments.steps([grown]) == 10 * 25  # ⌈1543 / 64⌉ batches an epoch
+    assert grid.steps([grown]) == 10 * 25  # ⌈1543 / 64⌉ batches an epoch
     assert training.spec("GTS", "gts", "mawps-comdiv-pooled", quick, epochs=11).epochs == 11
     same = {**record(7, n_train=1429), "spec": grown["spec"]}
     same["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 12)]
     runs, da, table2 = tables
     da = {**da, ("GTS", "mawps-comdiv-pooled", "+DA"): [[record(5)], [grown]]}
-    table = experiments.equal_steps_table(da, {("GTS", "mawps-comdiv-pooled"): [same]}).iloc[0]
+    table = comparisons.equal_steps_table(da, {("GTS", "mawps-comdiv-pooled"): [same]}).iloc[0]
     assert (table["+DA steps"], table["base steps"]) == (250, 11 * 23)  # 253: within a batch's worth per epoch
     assert (table["+DA"], table["base, own epochs"], table["base, equal steps"]) == (60.0, 50.0, 70.0)
     assert table["+DA − base, equal steps"] == -10.0 and table["McNemar p"] == "1"  # p6 alone: 1 of 1
-    paired = experiments.paired_tests(runs, da, {("GTS", "mawps-comdiv-pooled"): [same]})
+    paired = comparisons.paired_tests(runs, da, {("GTS", "mawps-comdiv-pooled"): [same]})
     assert paired[["a", "b"]].values.tolist()[:2] == [["GTS+DA", "GTS"], ["GTS+DA", "GTS" + compositional_findings.EQUAL_STEPS]]
     no_table3 = pd.DataFrame(columns=["method", "part", "n", "paper", "ours"])
     claims = compositional_findings.compositional(table2, no_table3, pd.DataFrame(), pd.DataFrame(), paired)

@@ -5,6 +5,8 @@ checked), `divergence` (Chernoff coefficient, atom and compound divergence), `at
 the cluster of their context; atoms and compounds of an expression tree), `splits` (the greedy DBCA split,
 I.I.D. splits, the divergence ladder, split files), `synthesis` (the rule table and the SD synthetic set),
 `augment` (alternative fragments, operations 1 and 2, the data ranker, Algorithm 1), `mathen` (the MathEN
-ensemble), `training` (the methods and +DA chains), `experiments` (the paper's tables and figures),
-`paper_numbers` (every value the paper prints), `findings` (its claims, judged on our tables).
+ensemble), `training` (the methods and +DA chains), `sd` (the SD set as notebook 07 uses it, and its own tables),
+`grid` (what a profile trains, and `plan`), `experiments` (the paper's tables and figures), `comparisons` (the paired
+tests and intervals the findings judge by), `paper_numbers` (every value the paper prints), `findings` (its claims,
+judged on our tables).
 """

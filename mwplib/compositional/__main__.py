@@ -18,13 +18,13 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..profiles import get_profile
-from . import datasets, experiments
+from . import comparisons, datasets, experiments, grid
 
 PARTS = ("table2", "da", "ladder")
 
 
 def _part(plan_part: str) -> str:
-    """The ``--parts`` name of a row of `experiments.plan` (its +DA variants and ablations are part "da")."""
+    """The ``--parts`` name of a row of `grid.plan` (its +DA variants and ablations are part "da")."""
     return plan_part if plan_part in ("table2", "ladder") else "da"
 
 
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--equal-steps", action="store_true",
                         help="with part da: also each +DA cell's base trained as many optimizer steps (a probe)")
     parser.add_argument("--ladder", nargs="+", default=[], metavar="SPLIT",
-                        choices=[name for name in datasets.split_names() if name not in experiments.SPLIT_NAMES],
+                        choices=[name for name in datasets.split_names() if name not in grid.SPLIT_NAMES],
                         help="also these splits of Fig. 5a's ladder (e.g. ladder-target0.50; a probe beside its grid)")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                        pools=tuple(args.pools or plan.pools), sd=tuple(args.sd if args.sd is not None else plan.sd))
     profile = replace(profile, compositional=narrowed)
     if args.plan:
-        missing = experiments.plan(profile, args.seed, args.plan_device)
+        missing = grid.plan(profile, args.seed, args.plan_device)
         missing = missing[missing["part"].map(_part).isin(args.parts)]
         print(missing.round(1).to_string(index=False) if len(missing) else "every run is recorded")
         timed = missing["estimated minutes"].notna()
@@ -69,19 +69,19 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"without one")
         return
     if "table2" in args.parts:
-        for method, dataset in experiments.method_runs(profile, args.seed):
+        for method, dataset in grid.method_runs(profile, args.seed):
             print(f"table2 {method:12} {dataset:16} recorded")
     if "da" in args.parts:
-        da = experiments.da_runs(profile, args.seed)
+        da = grid.da_runs(profile, args.seed)
         for method, dataset, variant in da:
             print(f"+DA    {method:12} {dataset:16} {variant} recorded")
         if narrowed.ablation:
             print(experiments.table4(da, profile).to_string(index=False))
         if args.equal_steps:
-            equal = experiments.equal_steps_runs(da, profile, args.seed, train_missing=True)
-            print(experiments.equal_steps_table(da, equal).to_string(index=False))
+            equal = grid.equal_steps_runs(da, profile, args.seed, train_missing=True)
+            print(comparisons.equal_steps_table(da, equal).to_string(index=False))
     if "ladder" in args.parts and first:
-        for pool, name in experiments.ladder_runs(profile, args.seed):
+        for pool, name in grid.ladder_runs(profile, args.seed):
             print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} recorded")
 
 

@@ -4,7 +4,8 @@ as a table under ``results/audit/``, and the acceptable share per group beside t
 
 The sample is drawn here, so that anyone can redraw it and check that the committed judgements cover exactly it;
 the verdicts are a reader's, not a program's. A judgement table has the columns of :data:`COLUMNS`; its verdict is
-one of :data:`VERDICTS`, and a reason is required for every problem judged flawed.
+one of :data:`VERDICTS`, and a reason is required for every problem judged flawed. :data:`AUDITS` names the committed
+tables notebook 07 reads (`audit_shares`, `audit_flawed`); SD's sample is drawn by `sd.sd_audit_rows`.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from ..paths import ROOT
+from .paper_numbers import PAPER_SHARE
 from .synthesis import SDSet, labelled
 
 AUDIT_DIR = ROOT / "results" / "audit"
@@ -101,3 +103,55 @@ def shares(tables: Iterable[pd.DataFrame], by: Sequence[str] = ("group",)) -> pd
         judged="size", acceptable=lambda v: int((v == "acceptable").sum())).reset_index()
     out["acceptable %"] = (100 * out["acceptable"] / out["judged"]).round(1)
     return out
+
+
+# ---------------------------------------------------------------- notebook 07's audit tables
+
+#: the problems an audit table draws from: SD per language, built without and with the preconditions
+AUDIT_SAMPLE_SIZE = 100
+
+
+def augmentation_audit_rows(record: dict[str, Any], min_shared: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+    """The kept augmented problems of a +DA record's first round an audit table judges, per operation;
+    `min_shared`: the shared evidence the record was made with (its plan's, part of its key)."""
+    group = f"augmented {record['dataset']}" + (f", shared evidence ≥ {min_shared}" if min_shared else "")
+    return per_operation(augmentation_rows(record["kept"], group), AUDIT_SAMPLE_SIZE, seed)
+
+
+#: the committed audit tables (`results/audit/`), by name: first the data notebook 07 trains on now (SD proofread,
+#: the problems the gated +DA kept), then what was judged before (SD as built and with the preconditions, the
+#: problems the paper's protocol kept). ``sd-zh-checked`` judged the build of the preconditions before two
+#: refinements (no 没 as content, a stated remainder admitting a product), which added the three problems judged in
+#: ``sd-zh-checked-added``: together they cover that build.
+AUDITS = ("sd-zh-after-proofreading", "sd-en-after-proofreading", "augmented-quick-gated-mawps-comdiv-pooled",
+          "augmented-quick-gated-sd-zh", "sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "sd-zh-checked-added",
+          "augmented-quick-mawps-comdiv", "augmented-quick-sd-zh")
+
+
+def _audit_tables() -> list[pd.DataFrame]:
+    return [judged(name) for name in AUDITS if path(name).exists()]
+
+
+def audit_shares() -> pd.DataFrame:
+    """The acceptable share of every audited group and of its parts (SD: train, structural and lexical test;
+    augmentation: each operation), beside what the paper reports for its own."""
+    tables = _audit_tables()
+    if not tables:
+        return pd.DataFrame()
+    parts = [t.assign(part=t["stratum"].str.split(", ").str[-1]) for t in tables]
+    out = pd.concat([shares(tables), shares(parts, ("group", "part"))], ignore_index=True)
+    out["part"] = out["part"].fillna("all")
+    order = {name: i for i, name in enumerate(dict.fromkeys(out["group"]))}
+    out = out.sort_values("group", key=lambda g: g.map(order), kind="stable", ignore_index=True)
+    out["group"] = [f"{g}, the paper's protocol" if g.startswith("augmented") and "shared" not in g else g
+                    for g in out["group"]]
+    out["paper"] = [PAPER_SHARE["augmentation" if g.startswith("augmented") else "SD"] for g in out["group"]]
+    return out[["group", "part", "judged", "acceptable", "acceptable %", "paper"]]
+
+
+def audit_flawed(n: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A seeded handful of the problems the audit judged flawed, with the reason, for the reader to check."""
+    tables = _audit_tables()
+    flawed = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
+    flawed = flawed[flawed["verdict"] == "flawed"]
+    return flawed.sample(min(n, len(flawed)), random_state=seed)[["group", "text", "expression", "reason"]]

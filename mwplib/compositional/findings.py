@@ -13,7 +13,7 @@ from ..findings import (cell, comparison, distinct, frame, matching, side_rows, 
 
 
 #: How a base method trained as many optimizer steps as its +DA run is named in notebook 07's paired tests
-#: ("GTS, equal steps", `compositional.experiments.equal_steps_runs`).
+#: ("GTS, equal steps", `compositional.grid.equal_steps_runs`).
 EQUAL_STEPS = ", equal steps"
 
 
@@ -24,11 +24,11 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
     harder than lexical ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
-    `paired` (`compositional.experiments.paired_tests`) gives the McNemar p of each +DA cell against its base (and
+    `paired` (`compositional.comparisons.paired_tests`) gives the McNemar p of each +DA cell against its base (and
     against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
     each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
-    (`compositional.experiments.rel_gap_intervals`) gives a bootstrap interval of each Rel. Gap difference: a rank
-    whose interval holds 0 is "within noise"; `gains` (`compositional.experiments.da_gain_intervals`) one of each
+    (`compositional.comparisons.rel_gap_intervals`) gives a bootstrap interval of each Rel. Gap difference: a rank
+    whose interval holds 0 is "within noise"; `gains` (`compositional.comparisons.da_gain_intervals`) one of each
     +DA gain on SD test minus its gain on a ComDiv, which "DA helps most on SD" needs the same way; and a "yes"
     there needs a gain on SD beyond noise too (else "within noise": the most of a gain that may be none; a loss on
     ComDiv alone would make the difference). A Table III part of fewer

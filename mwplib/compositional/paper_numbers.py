@@ -1,9 +1,11 @@
 """Lan et al. 2022's published numbers ("Improving Compositional Generalization in Math Word Problem Solving"), in
-one place: notebook 07's tables print them beside ours (`experiments`), so each value is typed, and checked
+one place: notebook 07's tables print them beside ours (`experiments`, `audit`), so each value is typed, and checked
 against the paper, once.
 """
 from __future__ import annotations
 
+#: each pool's name as the paper's tables print it
+PAPER_NAMES = {"mawps": "MAWPS", "math23k": "Math23K", "sd": "SD"}
 #: Table I as printed: pool, split → train size, test size, LR, DBCA^a, DBCA^c
 PAPER_TABLE1 = {("Math23K", "I.I.D."): (18543, 4619, 0.99, 0.00, 0.20),
                 ("Math23K", "ComDiv"): (18543, 4619, 1.01, 0.00, 0.69),
