@@ -107,7 +107,7 @@ def shares(tables: Iterable[pd.DataFrame], by: Sequence[str] = ("group",)) -> pd
 
 # ---------------------------------------------------------------- notebook 07's audit tables
 
-#: the problems an audit table draws from: SD per language, built without and with the preconditions
+#: problems judged per audit table and group (all of them where fewer): the rubric's sample of at least 100
 AUDIT_SAMPLE_SIZE = 100
 
 
