@@ -468,8 +468,8 @@ def test_variants_lists_the_recorded_runs_that_quicks_plan_does_not_train(isolat
 
 
 def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
-    """What README's reproducibility statement promises: the same run trained twice here is the same run (its
-    manifest records the thread count that this holds for)."""
+    """What README promises of a retrain: the same run trained twice on one machine is the same run (its
+    manifest records the thread count and the CPU's vector instructions that this holds for)."""
     problems = toy_problems(12)
     spec = replace(_spec(), epochs=2)
     first = runs.run(spec, problems, problems[:4], FULL, progress=False)
@@ -477,6 +477,7 @@ def test_one_seed_and_one_thread_count_give_the_same_record(isolated) -> None:
     assert again["predictions"] == first["predictions"] and again["weights"] == first["weights"]
     assert [h["val_accuracy"] for h in again["history"]] == [h["val_accuracy"] for h in first["history"]]
     assert first["manifest"]["threads"] == torch.get_num_threads() == 1  # the suite trains on one thread
+    assert first["manifest"]["cpu_capability"] == torch.backends.cpu.get_cpu_capability()  # e.g. AVX512, AVX2
 
 
 def test_a_plan_times_a_run_by_runs_of_its_width_before_runs_of_its_dataset() -> None:
