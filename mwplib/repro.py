@@ -81,8 +81,8 @@ def package_versions() -> dict[str, str]:
 def run_manifest(profile: Profile, seed: int | None = None) -> dict[str, Any]:
     """Everything needed to say where a number came from, with the CPU thread count and the vector instructions
     torch's CPU kernels use: one seed gives the same run only at the same count (float sums are split differently
-    across threads) and on the same instructions (a retrain on another machine of the same kind differed from
-    epoch 1 in the 7th digit: docs/lab-notes/compositional.md)."""
+    across threads) and, it seems, on the same instructions (retrains here differed from records made in other
+    sessions from epoch 1 in the 7th digit, while this machine repeats itself: docs/lab-notes/compositional.md)."""
     import torch
 
     return {"git": git_sha(), "profile": profile.name, "seed": seed, "device": device_name(),
