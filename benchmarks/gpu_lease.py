@@ -181,7 +181,7 @@ def main() -> None:
               for label in dict.fromkeys(args.runs)}
     labels = _distinct_runs(before)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    sd = ["--sd-from", str(args.sd_from)] if args.sd_from else []
+    sd_args = ["--sd-from", str(args.sd_from)] if args.sd_from else []
     queue, workers, launched, ended = labels, {}, {}, {}
     with contextlib.ExitStack() as files:
         smi = shutil.which("nvidia-smi") and subprocess.Popen(
@@ -194,7 +194,7 @@ def main() -> None:
                 label = queue.pop(0)
                 launched[label] = time.time()
                 workers[label] = subprocess.Popen(
-                    [sys.executable, __file__, "--one", "--profile", args.profile, *sd, label],
+                    [sys.executable, __file__, "--one", "--profile", args.profile, *sd_args, label],
                     stdout=files.enter_context(open(out / f"{label.replace(':', '-')}.log", "w")),
                     stderr=subprocess.STDOUT, env=env)
 

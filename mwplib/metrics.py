@@ -15,8 +15,7 @@ from typing import Any
 import pandas as pd
 
 from . import expr
-from .problem import Problem, Split
-from .significance import Correctness
+from .problem import Correctness, Problem, Split
 
 Prefix = Sequence[str]
 GroupKey = Callable[[Problem], Hashable] | str

@@ -1,8 +1,13 @@
-"""The one record type every loader returns and every model, metric and table consumes."""
+"""The one record type every loader returns and every model, metric and table consumes, and what a run's answers to
+those records come to (`Correctness`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+
+#: Problem id → answered correctly? (what a run's predictions come to, and what the noise tests compare)
+Correctness = Mapping[str, bool]
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """The three run profiles, interpreted here and nowhere else.
 
 `smoke` proves the code runs (tests, seconds per notebook); `quick` gives meaningful numbers on a laptop
-CPU in about an hour from nothing: it trains only the runs of :data:`QUICK_RUNS`, each the smallest that still
-shows a claim (docs/lab-notes/quick-profile.md says why each); `full` is the papers' setting (5 folds, paper
-epochs, every cell). Notebooks take `PROFILE` as a parameter and call :func:`get_profile`; library code reads the
-fields, never the name.
+CPU in about an hour and a half from nothing (notebook 07 alone 45 min): it trains only the runs of
+:data:`QUICK_RUNS`, each the smallest that still shows a claim (docs/lab-notes/quick-profile.md says why each);
+`full` is the papers' setting (5 folds, paper epochs, every cell). Notebooks take `PROFILE` as a parameter and
+call :func:`get_profile`; library code reads the fields, never the name.
 """
 from __future__ import annotations
 

@@ -79,10 +79,10 @@ def package_versions() -> dict[str, str]:
 
 
 def run_manifest(profile: Profile, seed: int | None = None) -> dict[str, Any]:
-    """Everything needed to say where a number came from, with the CPU thread count and the vector instructions
-    torch's CPU kernels use: one seed gives the same run only at the same count (float sums are split differently
-    across threads) and, it seems, on the same instructions (retrains here differed from records made in other
-    sessions from epoch 1 in the 7th digit, while this machine repeats itself: docs/lab-notes/compositional.md)."""
+    """Everything needed to say where a number came from, with the CPU thread count (one seed gives the same run
+    only at the same count: float sums are split differently across threads) and the vector instructions torch's
+    CPU kernels use, so that a retrain that differs from a record made elsewhere can be traced to the machine or
+    ruled out (docs/lab-notes/compositional.md, 2026-11-29)."""
     import torch
 
     return {"git": git_sha(), "profile": profile.name, "seed": seed, "device": device_name(),

@@ -8,12 +8,9 @@ gains, each on its own test set (:func:`gain_difference`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
-#: Problem id → answered correctly?
-Correctness = Mapping[str, bool]
+from .problem import Correctness
 
 
 def sign_test(positive: int, negative: int) -> float:

@@ -4,7 +4,7 @@ import argparse
 import nbformat
 import pytest
 
-from mwplib import paths, headless
+from mwplib import headless, paths
 
 
 def _notebook(path, code: str, parameters: str = 'PROFILE = "quick"') -> None:

@@ -3,6 +3,7 @@ matter, and a function-level import that hides one is the next thing to break.""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -146,3 +147,50 @@ def test_the_top_level_stays_small():
     """The shared modules a newcomer reads first: at most 28 beside the package's __init__ (papers have folders)."""
     modules = [path.name for path in PACKAGE.glob("*.py") if path.name != "__init__.py"]
     assert len(modules) <= 28, sorted(modules)
+
+
+def architecture_layers(text: str, units: set[str]) -> dict[str, set[int]]:
+    """The layers each top-level module or package (`units`) is drawn in by ARCHITECTURE.md's diagram: a line
+    ``N name  a · b/ · …`` names layer N's units (a following line without a number continues it); words in
+    parentheses or backticks are comments, not units."""
+    diagram = text.split("```text", 1)[1].split("```", 1)[0]
+    layers: dict[str, set[int]] = {}
+    layer = None
+    for line in diagram.splitlines():
+        numbered = re.match(r"\s*(\d)\s+\S+(?: \S+)*\s{2,}(.*)", line)
+        if numbered:
+            layer, rest = int(numbered.group(1)), numbered.group(2)
+        elif layer is None or set(line.strip()) <= {"│"}:
+            continue
+        else:
+            rest = line
+        for word in re.findall(r"[A-Za-z_]+", re.sub(r"\([^)]*\)|`[^`]*`", "", rest)):
+            if word in units:
+                layers.setdefault(word, set()).add(layer)
+    return layers
+
+
+def _unit(module: str) -> str:
+    """``mwplib.svamp.findings`` → ``svamp``; ``mwplib.runs`` → ``runs``."""
+    return module.split(".")[1] if "." in module else module
+
+
+def test_every_import_points_down_the_layers_architecture_draws():
+    """ARCHITECTURE.md says a module imports only from its own layer and those below; this holds it to that, and
+    to naming every module and package in exactly one layer."""
+    graph = import_graph()
+    units = {_unit(module) for module in graph if module != "mwplib"}
+    drawn = architecture_layers((PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8"), units)
+    assert set(drawn) == units, f"not in ARCHITECTURE's diagram: {sorted(units - set(drawn))}"
+    assert all(len(found) == 1 for found in drawn.values()), {unit: found for unit, found in drawn.items()
+                                                              if len(found) > 1}
+    layers = {unit: min(found) for unit, found in drawn.items()}
+    upward = sorted({(a, b) for a, targets in graph.items() for b in targets if a != "mwplib" and b != "mwplib"
+                     and layers[_unit(a)] < layers[_unit(b)]})
+    assert not upward, "imports from a lower layer up into a higher one:\n" + "\n".join(
+        f"{a} (layer {layers[_unit(a)]}) → {b} (layer {layers[_unit(b)]})" for a, b in upward)
+
+
+def test_the_layer_reader_reads_numbered_and_continued_lines():
+    text = "x\n```text\n 1 top   a · b/ (uses c)\n        │\n 0 base  c\n         d\n```\n"
+    assert architecture_layers(text, {"a", "b", "c", "d"}) == {"a": {1}, "b": {1}, "c": {0}, "d": {0}}

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 
 #: Fold 0's test problems whose template is its training part's most frequent one (measured; all data are
 #: used under every profile).

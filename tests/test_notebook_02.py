@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 
 
 @pytest.mark.slow
@@ -18,7 +18,8 @@ def test_notebook_02_smoke() -> None:
                 assert 0.0 <= metrics[f"without_question_{model}_{emb}_{dataset}"] <= 100.0
                 expected = recorded_accuracy(model, "scratch" if emb == "s" else "minilm", dataset.replace("_", "-"))
                 assert metrics[f"with_question_{model}_{emb}_{dataset}"] == pytest.approx(expected, abs=1e-4)
-    saved = {name: pd.read_csv(paths.tables_dir("smoke") / f"{name}.csv").rename(columns={outputs.BY_VALIDATION: "ours"})
+    saved = {name: pd.read_csv(paths.tables_dir("smoke") / f"{name}.csv")
+             .rename(columns={outputs.BY_VALIDATION: "ours"})
              for name in ("table03_question_removed", "table04_easy_hard")}  # headed by protocol when saved
     table3, table4 = saved["table03_question_removed"], saved["table04_easy_hard"]
     assert len(table3) == 16 and len(table4) == 32  # 4 models × S/R × 2 datasets (× Easy/Hard)

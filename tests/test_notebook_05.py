@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from notebook_runner import execute_notebook, recorded_accuracy, saved_findings
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 from mwplib.data import load_mawps_asdiv_svamp
 from mwplib.profiles import get_profile
 

@@ -4,7 +4,7 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 from mwplib.profiles import PROFILES, get_profile
 
 SMOKE = PROFILES["smoke"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mwplib import paths, headless
+from mwplib import headless, paths
 from mwplib.derivation.runs import code_version
 from mwplib.records import read_record
 from mwplib.repro import code_digest

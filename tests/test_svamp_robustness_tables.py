@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 from mwplib.svamp import paper_numbers
 from mwplib.svamp import robustness_tables as st
 from mwplib.problem import Problem

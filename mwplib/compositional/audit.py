@@ -2,7 +2,7 @@
 problems data augmentation kept, each read against the rubric of docs/proofreading.md, the judgements committed
 as a table under ``results/audit/``, and the acceptable share per group beside the paper's.
 
-The sample is drawn here, so that anyone can redraw it and check that the committed judgements cover exactly it;
+The sampling (`stratified`, `per_operation`) is here, so that anyone can redraw it and check that the committed judgements cover exactly it;
 the verdicts are a reader's, not a program's. A judgement table has the columns of :data:`COLUMNS`; its verdict is
 one of :data:`VERDICTS`, and a reason is required for every problem judged flawed. :data:`AUDITS` names the committed
 tables notebook 07 reads (`audit_shares`, `audit_flawed`); SD's sample is drawn by `sd.sd_audit_rows`.

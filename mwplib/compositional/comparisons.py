@@ -74,7 +74,8 @@ def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFram
 
 def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -> pd.DataFrame:
     """For "GTS has the lowest Rel. Gap": each other method's Rel. Gap minus GTS's on a pool where both ran on its
-    I.I.D. and ComDiv splits, with a 95 % bootstrap interval over the test problems (`significance.rel_gap_difference`)."""
+    I.I.D. and ComDiv splits, with a 95 % bootstrap interval over the test problems
+    (`significance.rel_gap_difference`)."""
     rows = []
     cells = {(m, d.partition("-")[0], grid.column(d)[1]): r for (m, d), r in runs.items() if not d.startswith("sd-")}
     for pool in pools:

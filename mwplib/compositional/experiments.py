@@ -4,8 +4,8 @@
 the audit tables `audit`.
 
 Table II prints both protocols: the test accuracy at the epoch validation chooses (ours) and the best test
-epoch (the protocol of most MWP papers' code); the paper selects on a 20 % validation part (§V-B), so the first is its protocol
-too. Math23K is its public 6,234 problems and says so; Table IV names the method that stands in for MathEN
+epoch (the protocol of most MWP papers' code); the paper selects on a 20 % validation part (§V-B), so the first
+is its protocol too. Math23K is its public 6,234 problems and says so; Table IV names the method that stands in for MathEN
 where the profile trains none.
 """
 from __future__ import annotations

@@ -130,7 +130,8 @@ def da_runs(profile: Profile, seed: int = 0, train_missing: bool = True
         if record is None:
             continue
         rounds = [training.train_method(method, dataset, grown, validation, test, profile, seed,
-                                        train_missing=train_this) for grown in _round_sets(train, record, bool(options))]
+                                        train_missing=train_this)
+                  for grown in _round_sets(train, record, bool(options))]
         if all(r is not None for r in rounds):
             out[(method, dataset, variant)] = rounds
     return out

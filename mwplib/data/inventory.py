@@ -15,7 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
-from mwplib import paths, outputs
+from mwplib import outputs, paths
 from mwplib.data.asdiv import asdiv_issues, load_asdiv_a
 from mwplib.data.checksums import MANIFEST, DataError, data_file
 from mwplib.data.errata import errata_markdown

@@ -16,13 +16,13 @@ from ..metrics import (accuracy_by, answer_correctness, correctness, majority_te
                        majority_template_baseline_splits, majority_template_predictions, percent)
 from ..models import paper_config
 from ..models.config import ENCODER_LR
-from ..problem import Problem, Split
+from ..problem import Correctness, Problem, Split
 from ..profiles import Profile
 from ..records import SUFFIX, read_records
 from ..outputs import by_validation, paper_vs_ours
 from ..run_spec import RunSpec, describe_config
 from ..runs import ENCODER_NAMES, RUN_FIELDS, SVAMP_DATASET, embedding_label, spec_for, stand_in_note
-from ..significance import Correctness, paired_difference
+from ..significance import paired_difference
 from .paper_numbers import PAPER_ACCURACY, PAPER_MAJORITY_BASELINE, PAPER_SECONDS_PER_EPOCH, PAPER_TABLE10
 
 

@@ -14,8 +14,8 @@ import pandas as pd
 
 from .. import expr, metrics
 from ..metrics import percent
-from ..problem import Problem
-from ..significance import Correctness, same_ids, unpaired_difference
+from ..problem import Correctness, Problem
+from ..significance import same_ids, unpaired_difference
 
 #: SVAMP's variation codes (data/SOURCES.md) → the paper's Table 14 label.
 VARIATION_LABELS: dict[str, str] = {

@@ -16,10 +16,10 @@ import pandas as pd
 
 from .. import expr, metrics
 from ..metrics import correctness, percent
-from ..problem import Problem
+from ..problem import Correctness, Problem
 from ..outputs import BEST_TEST_EPOCH, BY_VALIDATION, by_validation, p_value, paper_vs_ours
 from ..runs import SVAMP_DATASET, embedding_label, stand_in_note
-from ..significance import Correctness, paired_difference
+from ..significance import paired_difference
 from .paper_numbers import (PAPER_BEST_MODEL, PAPER_MAJORITY_BASELINE, PAPER_SVAMP_CV, PAPER_TABLE10, PAPER_TABLE11,
                             PAPER_TABLE12, PAPER_TABLE13, PAPER_TABLE14, PAPER_TABLE15, PAPER_TABLE3, PAPER_TABLE4,
                             PAPER_TABLE5)
