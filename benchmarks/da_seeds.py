@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
                 for problems in (base, grown)]
         epochs = grid.equal_steps_epochs(runs[1], len(base))  # the base as many optimizer steps as +DA
         runs.append(training.train_method(method, dataset, base, validation, test, profile, seed, epochs=epochs))
-        correct = [{r["id"]: r["correct"] for r in training.predictions(members)} for members in runs]
+        correct = [training.correctness(members) for members in runs]
         own, equal = paired_difference(correct[0], correct[1]), paired_difference(correct[2], correct[1])
         print(f"seed {seed}: {method} {experiments.accuracy(runs[0]):.1f}, {method}+DA "
               f"{experiments.accuracy(runs[1]):.1f} ({len(grown) - len(base)} problems kept), +DA − base "

@@ -13,7 +13,8 @@ import pandas as pd
 from .. import outputs
 from ..metrics import percent
 from ..significance import gain_difference, paired_difference, rel_gap_difference
-from . import grid, training
+from . import grid
+from .training import correctness
 from .findings import EQUAL_STEPS
 from .paper_numbers import PAPER_NAMES
 
@@ -25,13 +26,13 @@ def equal_steps_table(da: dict, equal: dict) -> pd.DataFrame:
     rows = []
     for (method, dataset), base in equal.items():
         rounds = da[(method, dataset, "+DA")]
-        test = paired_difference(_correct(base), _correct(rounds[-1]))
+        test = paired_difference(correctness(base), correctness(rounds[-1]))
         rows.append({"method": method, "run dataset": dataset,
                      "+DA problems": rounds[-1][0]["n_train"], "+DA epochs": len(rounds[-1][0]["history"]),
                      "+DA steps": grid.steps(rounds[-1]), "base problems": base[0]["n_train"],
                      "base epochs": len(base[0]["history"]), "base steps": grid.steps(base),
-                     "+DA": percent(_correct(rounds[-1])), "base, own epochs": percent(_correct(rounds[0])),
-                     "base, equal steps": percent(_correct(base)), "+DA − base, equal steps": test["difference"],
+                     "+DA": percent(correctness(rounds[-1])), "base, own epochs": percent(correctness(rounds[0])),
+                     "base, equal steps": percent(correctness(base)), "+DA − base, equal steps": test["difference"],
                      "McNemar p": outputs.p_value(test["mcnemar_p"])})
     return pd.DataFrame(rows, columns=["method", "run dataset", "+DA problems", "+DA epochs", "+DA steps",
                                        "base problems", "base epochs", "base steps", "+DA", "base, own epochs",
@@ -64,7 +65,7 @@ def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFram
         if variant != "+DA" and (method, dataset) in full:
             pairs.append(("+DA", variant, full[(method, dataset)], rounds[-1]))
         for a, b, first, second in pairs:
-            test = paired_difference(_correct(second), _correct(first))  # first's accuracy minus second's
+            test = paired_difference(correctness(second), correctness(first))  # first's accuracy minus second's
             rows.append({"a": a, "b": b, "run dataset": dataset, "n": test["n"], "a − b": test["difference"],
                          "only a right": test["only_second"], "only b right": test["only_first"],
                          "McNemar p": test["mcnemar_p"]})
@@ -82,7 +83,7 @@ def rel_gap_intervals(runs: dict, pools: Sequence[str] = ("mawps", "math23k")) -
         for method in ("LSTM", "Transformer", "MathEN"):
             sides = [(cells.get((m, pool, "I.I.D.")), cells.get((m, pool, "ComDiv"))) for m in (method, "GTS")]
             if all(r is not None for side in sides for r in side):
-                test = rel_gap_difference(*[tuple(_correct(side[k]) for side in sides) for k in (0, 1)])
+                test = rel_gap_difference(*[tuple(correctness(side[k]) for side in sides) for k in (0, 1)])
                 rows.append({"dataset": PAPER_NAMES[pool], "a": method, "b": "GTS",
                              "Rel. Gap a − b": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
@@ -102,14 +103,10 @@ def da_gain_intervals(da: dict) -> pd.DataFrame:
             continue
         for (other, comdiv), comdiv_runs in chains.items():
             if other == method and grid.is_comdiv(comdiv):
-                test = gain_difference(tuple(map(_correct, sd_runs)), tuple(map(_correct, comdiv_runs)))
+                test = gain_difference(tuple(map(correctness, sd_runs)), tuple(map(correctness, comdiv_runs)))
                 rows.append({"method": f"{method}+DA", "run dataset": sd, "pool": PAPER_NAMES[grid.column(comdiv)[0]],
                              "pool run dataset": comdiv, "n": test["n_one"], "pool n": test["n_other"],
                              "gain on SD − gain on pool": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["method", "run dataset", "pool", "pool run dataset", "n", "pool n",
                                        "gain on SD − gain on pool", "ci_low", "ci_high"])
-
-
-def _correct(records: Sequence[dict[str, Any]]) -> dict[str, bool]:
-    return {r["id"]: bool(r["correct"]) for r in training.predictions(records)}

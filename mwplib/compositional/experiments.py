@@ -120,7 +120,7 @@ def accuracy(records: Sequence[dict[str, Any]], protocol: str = "ours") -> float
     for one model, at its best test epoch (``peer``)."""
     if protocol == "peer":
         return 100 * records[0]["metrics"]["peer_test_accuracy"] if len(records) == 1 else float("nan")
-    return percent({r["id"]: r["correct"] for r in training.predictions(records)})
+    return percent(training.correctness(records))
 
 
 def validation_accuracy(records: Sequence[dict[str, Any]]) -> float:
@@ -214,7 +214,7 @@ def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
     cells.update({f"{m}+DA": rounds[-1] for (m, d, v), rounds in da.items() if d == f"sd-{language}" and v == "+DA"})
     rows = []
     for method, records in cells.items():
-        correct = {r["id"]: r["correct"] for r in training.predictions(records)}
+        correct = training.correctness(records)
         paper = PAPER_TABLE3.get(method, (None, None))
         for kind, value in zip((synthesis.STRUCTURAL, synthesis.LEXICAL), paper):
             ids = [i for i in correct if kinds[i] == kind]

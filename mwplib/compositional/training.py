@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from .. import paths, runs
 from ..models import paper_config
-from ..problem import Problem
+from ..problem import Correctness, Problem
 from ..profiles import Profile
 from ..records import read_record, record_path, write_record
 from ..repro import run_manifest
@@ -118,6 +118,12 @@ def predictions(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A method's per-problem predictions: its one member's, or MathEN's choice among its members'."""
     return list(records[0]["predictions"]) if len(records) == 1 else mathen.ensemble(
         [r["predictions"] for r in records])
+
+
+def correctness(records: Sequence[dict[str, Any]]) -> Correctness:
+    """A method's test problems → answered right, from its :func:`predictions` (what accuracies and paired tests
+    read)."""
+    return {r["id"]: bool(r["correct"]) for r in predictions(records)}
 
 
 def scorer(method: str, dataset: str, validation: Sequence[Problem], test: Sequence[Problem], profile: Profile,
