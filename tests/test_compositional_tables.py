@@ -6,7 +6,8 @@ import pytest
 
 from mwplib import findings
 from mwplib.compositional import findings as compositional_findings
-from mwplib.compositional import comparisons, experiments, grid
+from mwplib.compositional import comparisons, experiments, grid, synthesis
+from mwplib.compositional.paper_numbers import PAPER_TABLE4
 from mwplib.profiles import get_profile
 
 
@@ -251,7 +252,18 @@ def test_a_run_whose_validation_falls_below_half_its_best_is_noted_as_collapsed(
     table2 = experiments.table2({("Transformer", "mawps-iid"): [record(7)],
                                  ("Transformer", "mawps-comdiv-pooled"): [fell]}, {}, get_profile("quick"))
     notes = table2[(table2["method"] == "Transformer") & (table2["dataset"] == "MAWPS")].set_index("split")["note"]
-    assert notes["I.I.D."] == "" and notes["ComDiv"].startswith("collapsed (transformer: 72.0 %")
+    assert "collapsed" not in notes["I.I.D."] and "; collapsed (transformer: 72.0 %" in notes["ComDiv"]
+
+
+def test_table2_labels_each_deviation_from_the_papers_setting_in_its_note():
+    """Issue 47: quick's shorter training and full's one-draw ComDiv split were said only in the notebook's text."""
+    quick = experiments.table2({("GTS", "mawps-iid"): [record(7)], ("GTS", "sd-zh"): [record(8)]}, {},
+                               get_profile("quick")).set_index(["method", "run dataset", "split"])["note"]
+    assert quick[("GTS", "mawps-iid", "I.I.D.")] == "10 epochs, stopped once validation has not improved for 2 (paper: 100)"
+    assert quick[("GTS", "sd-zh", "test")] == "SD proofread; 30 epochs (paper: 100)"
+    full = experiments.table2({("GTS", "mawps-comdiv"): [record(7)]}, {}, get_profile("full"))
+    note = full.set_index(["method", "run dataset", "split"])["note"][("GTS", "mawps-comdiv", "ComDiv")]
+    assert note == experiments.ONE_DRAW  # the paper's 100 epochs: no epochs note
 
 
 def test_collapse_reads_members_apart_and_skips_epochs_without_validation():
@@ -312,7 +324,9 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     same["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 12)]
     runs, da, table2 = tables
     da = {**da, ("GTS", "mawps-comdiv-pooled", "+DA"): [[record(5)], [grown]]}
-    table = comparisons.equal_steps_table(da, {("GTS", "mawps-comdiv-pooled"): [same]}).iloc[0]
+    table = comparisons.equal_steps_table(da, {("GTS", "mawps-comdiv-pooled"): [same]}, quick).set_index("run dataset")
+    assert table.loc["sd-zh", "note"].startswith(("no +DA run recorded", "no base run at equal steps"))
+    table = table.loc["mawps-comdiv-pooled"]
     assert (table["+DA steps"], table["base steps"]) == (250, 11 * 23)  # 253: within a batch's worth per epoch
     assert (table["+DA"], table["base, own epochs"], table["base, equal steps"]) == (60.0, 50.0, 70.0)
     assert table["+DA − base, equal steps"] == -10.0 and table["McNemar p"] == "1"  # p6 alone: 1 of 1
@@ -323,3 +337,54 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     row = claims[claims["finding"].str.contains("equal optimizer steps")].iloc[0]
     assert row["comparison"] == "GTS+DA − GTS trained as many steps: MAWPS ComDiv"
     assert (row["ours"], row["holds"]) == (-10.0, "within noise (McNemar p = 1.00, n = 10)")
+
+
+def test_table4_counts_each_operations_kept_problems_and_lists_every_printed_cell():
+    """Issue 47: Table IV shows how many kept problems each operation contributed; every variant the paper prints
+    has its row on both pools, with why where none ran."""
+    quick = get_profile("quick")
+    chain = [[record(5)], [record(6, peer=0.7)]]
+    kept = [{"meta": {"operation": op}} for op in (2, 2, 1)]
+    table = experiments.table4({("GTS", "mawps-comdiv-pooled", "+DA"): chain}, quick,
+                               {("GTS", "mawps-comdiv-pooled", "+DA"): {"kept": kept}})
+    row = table.set_index(["dataset", "variant"]).loc[("MAWPS", "+DA")]
+    assert (row["ours"], row["ours, best test epoch"], row["ours without DA"]) == (60.0, 70.0, 50.0)
+    assert (row["kept, operation 1"], row["kept, operation 2"]) == (1, 2)
+    assert len(table) == 2 * len(PAPER_TABLE4)
+    math23k = table[table["dataset"].str.startswith("Math23K")]
+    assert set(math23k["note"]) == {"not run: this profile trains no Math23K"}
+
+
+def test_da_benefiting_structural_compositions_more_is_judged_by_its_interval():
+    """Lan et al. §V-D: "data augmentation benefits more to MWPs with new compound expression templates" (Table
+    III): the +DA gain on the structural part minus the gain on the lexical part, a difference over two parts of
+    one test set, judged by its bootstrap interval, "not shown" where a part is too small."""
+    rows = [("GTS", "structural", 100, 2.9, 10.0), ("GTS", "lexical", 40, 51.3, 50.0),
+            ("GTS+DA", "structural", 100, 16.8, 30.0), ("GTS+DA", "lexical", 40, 63.8, 52.5)]
+    table3 = pd.DataFrame(rows, columns=["method", "part", "n", "paper", "ours"])
+    parts = pd.DataFrame([{"method": "GTS+DA", "ci_low": 4.0, "ci_high": 30.0}])
+    claims = compositional_findings.compositional(pd.DataFrame(columns=["method", "dataset", "split", "run dataset"]),
+                                                  table3, pd.DataFrame(), pd.DataFrame(), parts=parts)
+    row = claims.set_index("comparison").loc["GTS+DA: gain on structural − gain on lexical"]
+    assert row["paper"] == pytest.approx(13.9 - 12.5) and row["ours"] == pytest.approx(20.0 - 2.5)
+    assert findings.verdict_of(row["holds"]) == "yes"
+    table3.loc[table3["part"] == "lexical", "n"] = 12
+    claims = compositional_findings.compositional(pd.DataFrame(columns=["method", "dataset", "split", "run dataset"]),
+                                                  table3, pd.DataFrame(), pd.DataFrame(), parts=parts)
+    assert claims.set_index("comparison").loc["GTS+DA: gain on structural − gain on lexical", "holds"] == \
+        "not shown (n = 12 < 20)"
+
+
+def test_part_gain_intervals_split_sd_test_by_composition(monkeypatch):
+    from types import SimpleNamespace
+
+    kinds = {f"p{i}": synthesis.STRUCTURAL if i < 6 else synthesis.LEXICAL for i in range(10)}
+    built = SimpleNamespace(test=[SimpleNamespace(id=i, meta={"composition": k}) for i, k in kinds.items()])
+    monkeypatch.setattr(comparisons.sd, "sd_built", lambda language: built)
+    # base right on p0; +DA right on p0–p3 (structural gain 3 of 6) and p6 (lexical gain 1 of 4)
+    base = {"predictions": [{"id": f"p{i}", "correct": i == 0} for i in range(10)]}
+    with_da = {"predictions": [{"id": f"p{i}", "correct": i in (0, 1, 2, 3, 6)} for i in range(10)]}
+    table = comparisons.part_gain_intervals({("GTS", "sd-zh", "+DA"): [[base], [with_da]]}).iloc[0]
+    assert (table["method"], table["structural n"], table["lexical n"]) == ("GTS+DA", 6, 4)
+    assert table["gain on structural − gain on lexical"] == pytest.approx(50.0 - 25.0)
+    assert table["ci_low"] <= 25.0 <= table["ci_high"]

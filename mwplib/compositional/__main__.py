@@ -76,10 +76,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         for method, dataset, variant in da:
             print(f"+DA    {method:12} {dataset:16} {variant} recorded")
         if narrowed.ablation:
-            print(experiments.table4(da, profile).to_string(index=False))
+            print(experiments.table4(da, profile, experiments.augmentation_records(profile, da, args.seed))
+                  .to_string(index=False))
         if args.equal_steps:
             equal = grid.equal_steps_runs(da, profile, args.seed, train_missing=True)
-            print(comparisons.equal_steps_table(da, equal).to_string(index=False))
+            print(comparisons.equal_steps_table(da, equal, profile, args.seed).to_string(index=False))
     if "ladder" in args.parts and first:
         for pool, name in grid.ladder_runs(profile, args.seed):
             print(f"ladder {narrowed.da_methods[0]:12} {pool}-{name:24} recorded")

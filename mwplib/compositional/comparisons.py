@@ -1,6 +1,7 @@
 """The comparisons notebook 07's findings judge, each with its test of noise: exact McNemar tests of the pairs of Table
 II / IV cells scored on one test set (+DA against its base, at its own epochs and at equal optimizer steps; each
-ablation against +DA), and bootstrap intervals of a Rel. Gap difference and of a +DA gain on SD minus one on ComDiv.
+ablation against +DA), and bootstrap intervals of a Rel. Gap difference, of a +DA gain on SD minus one on ComDiv and
+of a +DA gain on SD's structural part minus one on its lexical part.
 Apart from the tables (`experiments`) because they pair runs (`grid`) problem by problem, where a table reads one
 cell at a time; `findings` takes what they return.
 """
@@ -12,20 +13,27 @@ import pandas as pd
 
 from .. import outputs
 from ..metrics import percent
+from ..profiles import Profile
 from ..significance import gain_difference, paired_difference, rel_gap_difference
-from . import grid
+from . import grid, sd, synthesis
 from .training import correctness
 from .findings import EQUAL_STEPS
 from .paper_numbers import PAPER_NAMES
 
 
-def equal_steps_table(da: dict, equal: dict) -> pd.DataFrame:
-    """Each +DA cell beside its base at its own epochs and at equal optimizer steps (:func:`grid.equal_steps_runs`):
-    problems, epochs run and steps of each run, test accuracy (%, epoch by validation) and McNemar's p of +DA
-    against the base at equal steps."""
+def equal_steps_table(da: dict, equal: dict, profile: Profile, seed: int = 0) -> pd.DataFrame:
+    """Each +DA cell the profile trains beside its base at its own epochs and at equal optimizer steps
+    (:func:`grid.equal_steps_runs`): problems, epochs run and steps of each run, test accuracy (%, epoch by
+    validation) and McNemar's p of +DA against the base at equal steps; a cell without both runs says which is
+    missing."""
     rows = []
-    for (method, dataset), base in equal.items():
-        rounds = da[(method, dataset, "+DA")]
+    for method, dataset in grid.da_cells(profile, seed):
+        rounds, base = da.get((method, dataset, "+DA")), equal.get((method, dataset))
+        if rounds is None or base is None:
+            rows.append({"method": method, "run dataset": dataset,
+                         "note": "no +DA run recorded" if rounds is None else
+                         "no base run at equal steps recorded (python -m mwplib.compositional --equal-steps)"})
+            continue
         test = paired_difference(correctness(base), correctness(rounds[-1]))
         rows.append({"method": method, "run dataset": dataset,
                      "+DA problems": rounds[-1][0]["n_train"], "+DA epochs": len(rounds[-1][0]["history"]),
@@ -33,10 +41,10 @@ def equal_steps_table(da: dict, equal: dict) -> pd.DataFrame:
                      "base epochs": len(base[0]["history"]), "base steps": grid.steps(base),
                      "+DA": percent(correctness(rounds[-1])), "base, own epochs": percent(correctness(rounds[0])),
                      "base, equal steps": percent(correctness(base)), "+DA − base, equal steps": test["difference"],
-                     "McNemar p": outputs.p_value(test["mcnemar_p"])})
+                     "McNemar p": outputs.p_value(test["mcnemar_p"]), "note": ""})
     return pd.DataFrame(rows, columns=["method", "run dataset", "+DA problems", "+DA epochs", "+DA steps",
                                        "base problems", "base epochs", "base steps", "+DA", "base, own epochs",
-                                       "base, equal steps", "+DA − base, equal steps", "McNemar p"])
+                                       "base, equal steps", "+DA − base, equal steps", "McNemar p", "note"])
 
 
 def da_pairs(da: dict) -> dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
@@ -110,3 +118,24 @@ def da_gain_intervals(da: dict) -> pd.DataFrame:
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["method", "run dataset", "pool", "pool run dataset", "n", "pool n",
                                        "gain on SD − gain on pool", "ci_low", "ci_high"])
+
+
+def part_gain_intervals(da: dict, language: str = "zh") -> pd.DataFrame:
+    """For "DA benefits structural compositions more" (Table III): each +DA method's gain over its base
+    (:func:`da_pairs`) on SD test's structural part minus its gain on the lexical part, in points, with a 95 %
+    bootstrap interval (`significance.gain_difference`: the two parts are different problems)."""
+    kinds = {p.id: p.meta["composition"] for p in sd.sd_built(language).test}
+    rows = []
+    for (method, dataset), runs in da_pairs(da).items():
+        if dataset != f"sd-{language}":
+            continue
+        scored = [correctness(r) for r in runs]
+        parts = [tuple({i: c[i] for i in c if kinds[i] == kind} for c in scored)
+                 for kind in (synthesis.STRUCTURAL, synthesis.LEXICAL)]
+        if all(part[0] for part in parts):
+            test = gain_difference(*parts)
+            rows.append({"method": f"{method}+DA", "run dataset": dataset, "structural n": test["n_one"],
+                         "lexical n": test["n_other"], "gain on structural − gain on lexical": test["difference"],
+                         "ci_low": test["ci_low"], "ci_high": test["ci_high"]})
+    return pd.DataFrame(rows, columns=["method", "run dataset", "structural n", "lexical n",
+                                       "gain on structural − gain on lexical", "ci_low", "ci_high"])

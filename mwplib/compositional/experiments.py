@@ -21,6 +21,7 @@ from ..problem import Problem
 from ..profiles import Profile
 from ..text import tokenize
 from . import atoms, audit, datasets, grid, sd, synthesis, training
+from .training import TABLE_VI
 from .divergence import KEYSERS_ALPHAS
 from .paper_numbers import (PAPER_ALPHA_SENTENCE, PAPER_NAMES, PAPER_REL_GAP, PAPER_TABLE1, PAPER_TABLE2,
                             PAPER_TABLE3, PAPER_TABLE4)
@@ -33,6 +34,11 @@ UNAVAILABLE = {"BERTGen": "no pretrained encoder-decoder offline (MiniLM is Engl
                "GPT-2": "no model hub reachable"}
 #: Table I's splits: I.I.D., ComDiv built on one k-means draw, and on several at once (`datasets.make_pooled_splits`)
 TABLE1_SPLITS = {"iid": "I.I.D.", "comdiv": "ComDiv", "comdiv-pooled": "ComDiv, pooled draws"}
+#: Table II's note on a cell trained on the ComDiv split built on one k-means draw (Table I: under re-drawn
+#: clusterings its compound divergence falls below the bound the pooled split keeps)
+ONE_DRAW = "ComDiv built on one k-means draw (Table I)"
+#: Table II's note on MathEN, whose members' best test epochs differ: the ensemble has none
+ENSEMBLE = "best test epoch: none for a voted ensemble"
 #: the ladder's column of compound divergence re-measured under the held-out draws
 REDRAWN = "DBCA^c re-drawn"
 
@@ -167,6 +173,9 @@ def table2(runs: dict, da: dict, profile: Profile, validation: Mapping[str, int]
             note = "; ".join(filter(None, ["SD from MAWPS + ASDiv-A (ours)" if dataset == "sd-en" else
                                            "Math23K, public 6,234" if pool == "math23k" else "",
                                            f"SD {profile.compositional.sd_build}" if pool == "sd" else "",
+                                           ONE_DRAW if dataset.endswith("-comdiv") else "",
+                                           _epochs_note(method.removesuffix("+DA"), dataset, profile),
+                                           ENSEMBLE if records and len(records) > 1 else "",
                                            collapse(records) if records else missing]))
             ours, peer = (accuracy(records), accuracy(records, "peer")) if records else (float("nan"),) * 2
             if pool == "sd":
@@ -180,6 +189,19 @@ def table2(runs: dict, da: dict, profile: Profile, validation: Mapping[str, int]
     frame = pd.DataFrame(rows)
     frame = pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
     return frame.astype({"n": "Int64"}) if len(frame) else frame
+
+
+def _epochs_note(method: str, dataset: str, profile: Profile) -> str:
+    """How the profile's epochs for `method` on `dataset` differ from Table VI's ("" where they do not): `quick`
+    stops MAWPS runs early and trains SD a fixed 30 epochs."""
+    if method not in TABLE_VI:  # a method unavailable here
+        return ""
+    paper = TABLE_VI[method]["epochs"]
+    run = training.spec(method, training.METHODS[method].members[0], dataset, profile)
+    if run.epochs == paper and not run.patience:
+        return ""
+    stopping = f", stopped once validation has not improved for {run.patience}" if run.patience else ""
+    return f"{run.epochs} epochs{stopping} (paper: {paper})"
 
 
 def _row(method: str, pool: str, column: str, paper: float | None, ours: float, peer: float, note: str,
@@ -208,24 +230,30 @@ def _gaps(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
-    """Table III: accuracy on SD test's structural (decomposition) and lexical (reformulation) parts."""
+    """Table III: accuracy on SD test's structural (decomposition) and lexical (reformulation) parts, for every
+    method run and every method the paper prints (ours empty, noted, where no run is recorded). Ours only at the
+    epoch chosen on validation: a record keeps that epoch's predictions, so a part's best test epoch is unknown."""
     kinds = {p.id: p.meta["composition"] for p in sd.sd_built(language).test}  # an id's kind is the same proofread
     cells = {m: r for (m, d), r in runs.items() if d == f"sd-{language}"}
     cells.update({f"{m}+DA": rounds[-1] for (m, d, v), rounds in da.items() if d == f"sd-{language}" and v == "+DA"})
+    scored = {m: training.correctness(r) for m, r in cells.items()}
+    test = next(iter(scored.values()), {p.id: False for p in sd.sd_set(language).test})  # the runs' test set
     rows = []
-    for method, records in cells.items():
-        correct = training.correctness(records)
+    for method in [m for m in dict.fromkeys([*PAPER_TABLE2, *cells]) if m in cells or m in PAPER_TABLE3]:
         paper = PAPER_TABLE3.get(method, (None, None))
         for kind, value in zip((synthesis.STRUCTURAL, synthesis.LEXICAL), paper):
-            ids = [i for i in correct if kinds[i] == kind]
+            ids = [i for i in test if kinds[i] == kind]
             rows.append({"method": method, "part": kind, "n": len(ids), "paper": value,
-                         "ours": percent(correct, ids) if ids else float("nan")})
-    return pd.DataFrame(rows, columns=["method", "part", "n", "paper", "ours"])
+                         "ours": percent(scored[method], ids) if method in scored and ids else float("nan"),
+                         "note": "" if method in scored else "no run recorded"})
+    return pd.DataFrame(rows, columns=["method", "part", "n", "paper", "ours", "note"])
 
 
-def table4(da: dict, profile: Profile) -> pd.DataFrame:
-    """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits; a variant the paper
-    prints and the plan has no run for has its row, with why."""
+def table4(da: dict, profile: Profile, augmentations: Mapping[tuple[str, str, str], dict[str, Any]] | None = None
+           ) -> pd.DataFrame:
+    """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits, both protocols, and
+    how many problems each operation added over all rounds (from `augmentations`, :func:`augmentation_records`).
+    Every variant the paper prints has its row on every pool, ours empty and noted where no run is recorded."""
     rows = []
     plan = profile.compositional
     method = plan.da_methods[0]
@@ -233,23 +261,29 @@ def table4(da: dict, profile: Profile) -> pd.DataFrame:
         if m != method or not grid.is_comdiv(dataset):
             continue
         pool = dataset.split("-")[0]
-        paper = PAPER_TABLE4[variant][0 if pool == "math23k" else 1]
+        kept = (augmentations or {}).get((m, dataset, variant), {}).get("kept")
+        added = {f"kept, operation {op}": float("nan") if kept is None else
+                 sum(row["meta"].get("operation") == op for row in kept) for op in (1, 2)}
         rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
-                     "paper (MathEN)": paper, "ours": accuracy(rounds[-1]),
-                     "ours without DA": accuracy(rounds[0]), "run dataset": dataset, "note": ""})
+                     "paper (MathEN)": PAPER_TABLE4[variant][0 if pool == "math23k" else 1],
+                     "ours": accuracy(rounds[-1]), "ours, best test epoch": accuracy(rounds[-1], "peer"),
+                     "ours without DA": accuracy(rounds[0]), **added, "run dataset": dataset,
+                     "note": ENSEMBLE if len(rounds[-1]) > 1 else ""})
     ran = {(row["dataset"], row["variant"]) for row in rows}
-    for pool in plan.pools:
+    for pool in ("math23k", "mawps"):
         label = datasets.LABELS[pool]
         for variant, values in PAPER_TABLE4.items():
             if (label, variant) not in ran:
                 operation = variant.removeprefix("− Operation ")
-                why = (f"not run: this profile's +DA uses operation {plan.da_operations[0]} only"
+                why = ("not run: this profile trains no " + PAPER_NAMES[pool] if pool not in plan.pools else
+                       f"not run: this profile's +DA uses operation {plan.da_operations[0]} only"
                        if operation.isdigit() and len(plan.da_operations) == 1 else "no run recorded")
                 rows.append({"method": method, "dataset": label, "variant": variant,
-                             "paper (MathEN)": values[0 if pool == "math23k" else 1], "ours": float("nan"),
-                             "ours without DA": float("nan"), "run dataset": "", "note": why})
-    return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours", "ours without DA",
-                                       "run dataset", "note"])
+                             "paper (MathEN)": values[0 if pool == "math23k" else 1], "run dataset": "",
+                             "note": why})
+    return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours",
+                                       "ours, best test epoch", "ours without DA", "kept, operation 1",
+                                       "kept, operation 2", "run dataset", "note"])
 
 
 def iterations(da: dict) -> pd.DataFrame:

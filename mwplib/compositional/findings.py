@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..findings import (cell, comparison, distinct, frame, matching, side_rows, significant, unpaired,
+from ..findings import (cell, comparison, counted, distinct, frame, matching, side_rows, significant, unpaired,
                         unpaired_comparison, verdict, verdict_of, within_interval)
 
 
@@ -19,10 +19,10 @@ EQUAL_STEPS = ", equal steps"
 
 def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame, ladder: pd.DataFrame,
                   paired: pd.DataFrame | None = None, gaps: pd.DataFrame | None = None,
-                  gains: pd.DataFrame | None = None) -> pd.DataFrame:
+                  gains: pd.DataFrame | None = None, parts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 07 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
-    harder than lexical ones; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
+    harder than lexical ones, and DA helps them more; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
     rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
     `paired` (`compositional.comparisons.paired_tests`) gives the McNemar p of each +DA cell against its base (and
     against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
@@ -31,7 +31,9 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     whose interval holds 0 is "within noise"; `gains` (`compositional.comparisons.da_gain_intervals`) one of each
     +DA gain on SD test minus its gain on a ComDiv, which "DA helps most on SD" needs the same way; and a "yes"
     there needs a gain on SD beyond noise too (else "within noise": the most of a gain that may be none; a loss on
-    ComDiv alone would make the difference). A Table III part of fewer
+    ComDiv alone would make the difference). `parts` (`compositional.comparisons.part_gain_intervals`) gives
+    the interval of each +DA gain on SD's structural part minus its gain on the lexical part, which "DA benefits
+    structural compositions more" needs. A Table III part of fewer
     than :data:`MIN_PROBLEMS` test problems (proofreading leaves SD-zh few lexical ones) judges nothing."""
     zh = table2[table2["run dataset"].isin(["", "sd-zh"]) | ~table2["dataset"].eq("SD")]
     rows = []
@@ -81,6 +83,16 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
         rows.append(unpaired_comparison("structural compositions are harder than lexical ones (Table III)",
                                         f"{k['method']}: lexical − structural", lexical, structural, gated=True))
+    for k in distinct(table3[table3["method"].str.endswith("+DA")], ["method"]):
+        base = k["method"].removesuffix("+DA")
+        gain = {column: (cell(table3, column, **k, part="structural") - cell(table3, column, method=base,
+                                                                            part="structural"))
+                - (cell(table3, column, **k, part="lexical") - cell(table3, column, method=base, part="lexical"))
+                for column in ("paper", "ours")}
+        row = counted(verdict("DA benefits structural compositions more than lexical ones (Table III, §V-D)",
+                              f"{k['method']}: gain on structural − gain on lexical", gain["paper"], gain["ours"],
+                              sized=True), (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"}))
+        rows.append(within_interval(row, parts, method=k["method"]))  # two parts of one test set: an interval
     for dataset, part in ladder.groupby("dataset", sort=False) if len(ladder) else ():
         ends = part.iloc[[0, -1]]
         low, high = ((ladder, {"dataset": dataset, "split": split}) for split in ends["split"])

@@ -110,6 +110,11 @@ def _da_cells(profile: Profile, seed: int) -> Iterator[tuple[str, str, str, dict
                 yield method, dataset, variant, options, plan.ablation or variant == "+DA", problems
 
 
+def da_cells(profile: Profile, seed: int = 0) -> list[tuple[str, str]]:
+    """(method, dataset) of each +DA cell the profile trains (Table II's +DA rows), recorded or not."""
+    return [(method, dataset) for method, dataset, variant, *_ in _da_cells(profile, seed) if variant == "+DA"]
+
+
 def _round_sets(train: Sequence[Problem], record: dict[str, Any], ablation: bool) -> list[list[Problem]]:
     """The training sets whose runs a +DA cell reads: every round's (round 0 = without DA), or for an ablation
     (Table IV) round 0 and its last round only."""
