@@ -10,11 +10,21 @@ where the paper's is positive, at least :data:`SIZE` of the paper's: an effect o
 rank ("the best model", "the lowest gap"), a direction ("in the paper's direction") or "marginally" is judged by its
 sign, since the claim is about the share, the order or the direction, not the paper's margin.
 A comparison missing one of our cells (a run not made or not evaluated) says "no result", not a verdict; one
-against a fixed share whose accuracy lies within the 95 % interval of its test size says "within noise", and one
-on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown". A difference of two accuracies carries the p of
-a noise test (the ``p`` column; `mwplib.significance`) and reads "within noise" at p ≥ :data:`SIGNIFICANCE`:
-McNemar's where both sides scored the same problems (two runs, or two metrics of one run), Fisher's where they
-scored different ones (two test sets, two parts of one).
+on a cell of fewer than :data:`MIN_PROBLEMS` problems "not shown". A verdict on an accuracy stands beside its
+evidence, in one of two columns:
+
+- ``p``: the p of a noise test (`mwplib.significance`, two significant digits), for a difference of two
+  accuracies: McNemar's where both sides scored the same problems (two runs, or two metrics of one run), Fisher's
+  where they scored different ones (two test sets, two parts of one); an exact binomial test for a count split
+  two ways against half (the Easy among the correct answers). The row reads "within noise" at
+  p ≥ :data:`SIGNIFICANCE`, its bracket naming the test and its sizes.
+- ``95 % interval`` (:data:`INTERVAL`): "low to high", a 95 % interval of our difference itself, in the units of
+  the ``ours`` column, so a verdict stands where it excludes 0 and "within noise" where it holds 0: a bootstrap
+  interval over test problems for a difference that is no plain accuracy (a Rel. Gap, a difference of gains;
+  :func:`within_interval`, three decimals), or an accuracy's binomial (normal) interval on its test size moved
+  onto its difference from a fixed share (:func:`beyond_noise`, two decimals, like ``ours``).
+
+Either column is empty on a row without that evidence, and absent from a table where no row has it.
 """
 from __future__ import annotations
 
@@ -40,6 +50,8 @@ SIGNIFICANCE = 0.05
 MIN_PROBLEMS = 20
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.96
+#: The evidence column of a finding judged by an interval of its difference (see the module's docstring).
+INTERVAL = "95 % interval"
 
 
 Cell = tuple[pd.DataFrame, Mapping[str, Any]] | float
@@ -80,20 +92,18 @@ def comparison(finding: str, label: str, a: Cell, b: Cell, by_sign: bool = False
 
 
 def verdict_of(holds: str) -> str:
-    """The verdict of a ``holds`` text without what follows it in brackets: "yes (95 % interval 0.3 to 0.9)" is
-    a "yes", "within noise (McNemar p = 0.50, n = 100)" is "within noise"."""
+    """The verdict of a ``holds`` text without what follows it in brackets: "within noise (McNemar p = 0.50,
+    n = 100)" is "within noise", "smaller (0.33 of the paper's)" is "smaller"."""
     return holds.split(" (", 1)[0]
 
 
 def _in_size(row: dict[str, Any]) -> dict[str, Any]:
     """`row` without its ``sized`` flag, judged "smaller" instead of "yes" when it is sized, the paper's difference
-    is positive and ours is under :data:`SIZE` of it; a bracket after the "yes" (an interval, :func:`within_interval`)
-    stays in the "smaller" one. Verdicts of noise, spread or cell size came first and stay."""
+    is positive and ours is under :data:`SIZE` of it. Verdicts of noise, spread or cell size came first and stay."""
     row = dict(row)
     sized = row.pop("sized", False)
-    if sized and verdict_of(row["holds"]) == "yes" and row["paper"] > 0 and row["ours"] < SIZE * row["paper"]:
-        after = row["holds"].partition(" (")[2].removesuffix(")")
-        row["holds"] = f"smaller ({row['ours'] / row['paper']:.2f} of the paper's{'; ' + after if after else ''})"
+    if sized and row["holds"] == "yes" and row["paper"] > 0 and row["ours"] < SIZE * row["paper"]:
+        row["holds"] = f"smaller ({row['ours'] / row['paper']:.2f} of the paper's)"
     return row
 
 
@@ -106,16 +116,24 @@ def counted(row: dict[str, Any], *sides: Cell) -> dict[str, Any]:
     return row
 
 
+def _span(low: float, high: float, digits: int) -> str:
+    """An interval as the :data:`INTERVAL` column writes it: "low to high"."""
+    return f"{low:.{digits}f} to {high:.{digits}f}"
+
+
 def beyond_noise(row: dict[str, Any], side: Cell) -> dict[str, Any]:
-    """`row` (an accuracy minus a fixed share), judged "within noise" instead when ours lies inside the 95 %
-    binomial interval of an accuracy on the side's ``n`` test problems: one fold cannot tell it from the share."""
+    """`row` (an accuracy minus a fixed share) with the 95 % binomial interval of an accuracy on the side's ``n``
+    test problems around its difference (the :data:`INTERVAL` column), judged "within noise" instead when that
+    interval holds 0: one fold cannot tell the accuracy from the share."""
     if isinstance(side, float) or "n" not in side[0].columns:
         return row
     accuracy, n = cell_value(side, "ours"), cell_value(side, "n")
-    if row["holds"] in ("yes", "no") and n > 0:
-        half_width = 100 * Z95 * math.sqrt(accuracy / 100 * (1 - accuracy / 100) / n)
-        if abs(row["ours"]) < half_width:
-            row["holds"] = f"within noise (±{half_width:.1f}, n = {n:g})"
+    if row["holds"] not in ("yes", "no") or not n > 0:
+        return row
+    half_width = 100 * Z95 * math.sqrt(accuracy / 100 * (1 - accuracy / 100) / n)
+    row = {**row, INTERVAL: _span(row["ours"] - half_width, row["ours"] + half_width, 2)}
+    if abs(row["ours"]) < half_width:
+        row["holds"] = f"within noise (n = {n:g})"
     return row
 
 
@@ -166,11 +184,11 @@ def unpaired_comparison(finding: str, label: str, a: Cell, b: Cell, gated: bool 
     return unpaired(counted(row, a, b) if gated else row, a, b)
 
 def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The findings table; a ``p`` column (a paired test's p-value, two significant digits; empty where a row
-    has none) where any row has one."""
-    paired = any("p" in row for row in rows)
-    rows = [{"p": "", **row} for row in rows] if paired else rows
-    columns = ["finding", "comparison", "paper", "ours", "holds"] + (["p"] if paired else [])
+    """The findings table; an evidence column, ``p`` (a noise test's p-value, two significant digits) or
+    :data:`INTERVAL`, where any row has one, empty where a row has none."""
+    evidence = [column for column in ("p", INTERVAL) if any(column in row for row in rows)]
+    rows = [{**dict.fromkeys(evidence, ""), **row} for row in rows]
+    columns = ["finding", "comparison", "paper", "ours", "holds", *evidence]
     return pd.DataFrame([_in_size(row) for row in rows], columns=columns)
 
 
@@ -212,20 +230,18 @@ def within_spread(row: dict[str, Any], spread: pd.DataFrame | None, *cells: Mapp
 
 
 def within_interval(row: dict[str, Any], intervals: pd.DataFrame | None, **keys: Any) -> dict[str, Any]:
-    """`row` with the 95 % bootstrap interval of its difference from `intervals` (the row matching `keys`): "within
-    noise" instead of a verdict when the interval holds 0, else the verdict with the interval beside it."""
+    """`row` with the 95 % bootstrap interval of its difference from `intervals` (the row matching `keys`) in the
+    :data:`INTERVAL` column: "within noise" instead of a verdict when the interval holds 0."""
     found = side_rows(intervals, keys)
     if found.empty or row["holds"] not in ("yes", "no"):
         return row
     low, high = float(found["ci_low"].iloc[0]), float(found["ci_high"].iloc[0])
-    interval = f"95 % interval {low:.3f} to {high:.3f}"
-    return {**row, "holds": f"within noise ({interval})" if low <= 0 <= high else f"{row['holds']} ({interval})"}
+    return {**row, "holds": "within noise" if low <= 0 <= high else row["holds"], INTERVAL: _span(low, high, 3)}
 
 
 def counts(frame: pd.DataFrame) -> dict[str, int]:
     """How many comparisons of a findings table hold, how many hold in sign but fall short of the paper's size, and
-    how many do not, as the notebooks record them (those within noise or not shown are none of these). A verdict
-    with its interval beside it (:func:`within_interval`: "yes (95 % interval 0.3 to 0.9)") counts as that verdict."""
+    how many do not, as the notebooks record them (those within noise or not shown are none of these)."""
     verdicts = frame["holds"].map(verdict_of)
     return {"findings_held": int((verdicts == "yes").sum()), "findings_smaller": int((verdicts == "smaller").sum()),
             "findings_not_held": int((verdicts == "no").sum())}

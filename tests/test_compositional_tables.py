@@ -124,30 +124,31 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
     paired = comparisons.paired_tests(runs, da)
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired,
                                                   gains=gains).set_index("comparison")
-    assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
-        f"within noise (95 % interval {low:.3f} to {high:.3f})")
+    assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", ["holds", findings.INTERVAL]].tolist() == [
+        "within noise", f"{low:.3f} to {high:.3f}"]
 
     def chain(n: int, base: int, augmented: int) -> tuple[list[dict], list[dict]]:
         return [record(base, of=n)], [record(augmented, of=n, n_train=120)]
 
     def judged(sd_gain: int, comdiv_gain: int = 0) -> str:
-        """The row's verdict, its interval cut off, with +`sd_gain` of 2000 SD test problems against +`comdiv_gain` of
-        2000 ComDiv ones."""
+        """The row's verdict, its interval checked in its own column, with +`sd_gain` of 2000 SD test problems against
+        +`comdiv_gain` of 2000 ComDiv ones."""
         sd, comdiv = chain(2000, 100, 100 + sd_gain), chain(2000, 1000, 1000 + comdiv_gain)
         runs = {("GTS", "sd-zh"): sd[0], ("GTS", "mawps-comdiv-pooled"): comdiv[0]}
         da = {("GTS", "mawps-comdiv-pooled", "+DA"): list(comdiv), ("GTS", "sd-zh", "+DA"): list(sd)}
         table2 = experiments.table2(runs, da, get_profile("quick"))
         gains = comparisons.da_gain_intervals(da)
-        interval = f"95 % interval {gains['ci_low'].iloc[0]:.3f} to {gains['ci_high'].iloc[0]:.3f}"
+        interval = f"{gains['ci_low'].iloc[0]:.3f} to {gains['ci_high'].iloc[0]:.3f}"
         claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(),
                                                       comparisons.paired_tests(runs, da), gains=gains)
-        by = claims.set_index("comparison")["holds"]
-        assert by["GTS+DA − GTS: SD test"].startswith("within noise") == (not sd_gain)  # McNemar's, on its own
-        holds = by["GTS+DA: gain on SD test − gain on MAWPS ComDiv"]
-        return holds.removesuffix(f"{interval})")
+        by = claims.set_index("comparison")
+        assert by.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise") == (not sd_gain)  # McNemar's alone
+        row = by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv"]
+        assert row[findings.INTERVAL] == interval  # whatever the verdict: the evidence it rests on
+        return row["holds"]
 
-    assert judged(200) == "yes ("  # 10 points of the paper's 14.2
-    assert judged(100) == "smaller (0.35 of the paper's; "  # 5 points: beyond noise, under half the paper's
+    assert judged(200) == "yes"  # 10 points of the paper's 14.2
+    assert judged(100) == "smaller (0.35 of the paper's)"  # 5 points: beyond noise, under half the paper's
     # as under quick: no gain on SD, a loss on ComDiv: the difference is beyond noise, yet DA does not help on SD
     assert judged(0, comdiv_gain=-200) == "within noise (the gain on SD test is)"
 

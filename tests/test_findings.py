@@ -88,10 +88,12 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame["paper"].tolist() == pytest.approx([25.1, 57.6, 5.8])
     assert frame["holds"].tolist() == ["yes", "yes", "yes"]
     assert findings.counts(frame) == {"findings_held": 3, "findings_smaller": 0, "findings_not_held": 0}
-    one_fold = pd.DataFrame([{**keys, "n": 238, "paper": None, "ours": 52.5},  # ±6.3 points around 52.5 %
-                             {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])
-    assert svamp_findings.question_removal(one_fold, t4.iloc[:0])["holds"].tolist() == [
-        "within noise (±6.3, n = 238)", "yes"]
+    one_fold = pd.DataFrame([{**keys, "n": 238, "paper": None, "ours": 52.5},  # ±6.34 points around 52.5 %
+                             {**keys, "dataset": "mawps", "n": 384, "paper": None, "ours": 64.6}])  # ±4.78
+    judged = svamp_findings.question_removal(one_fold, t4.iloc[:0])
+    assert judged[["holds", findings.INTERVAL]].values.tolist() == [["within noise (n = 238)", "-3.84 to 8.84"],
+                                                                    ["yes", "9.82 to 19.38"]]  # a "yes" shows it too
+    assert "p" not in judged.columns
     assert svamp_findings.bag_of_words(t5.assign(n=40, ours=55.0), t12, *no_attention)["holds"].tolist()[0].startswith(
         "within noise")
 
@@ -431,14 +433,20 @@ def test_the_best_model_on_svamp_holds_only_beyond_mcnemars_test_against_the_run
     assert best(scratch, stand_in)["holds"] == "no result"  # Graph2Tree R not run: nothing to test
 
 
-def test_a_verdict_with_its_interval_beside_it_is_counted_and_judged_in_size_as_that_verdict():
-    """`within_interval` writes "yes (95 % interval …)": the notebooks' counts take it for a "yes", and a sized row
-    under half the paper's difference says "smaller", its interval kept."""
+def test_a_verdict_judged_by_an_interval_has_it_in_its_own_column_and_is_counted_and_sized_as_that_verdict():
+    """`within_interval` writes its interval into the :data:`findings.INTERVAL` column and only the verdict into
+    ``holds``: the notebooks' counts take a "yes" for a "yes", and a sized row under half the paper's difference
+    says "smaller"; a row without an interval leaves the column empty."""
     intervals = pd.DataFrame({"k": ["a", "b", "c"], "ci_low": [2.0, -1.0, 0.5], "ci_high": [9.0, 3.0, 1.5]})
     rows = [findings.within_interval(findings.verdict("f", k, 10.0, ours, sized=True), intervals, k=k)
-            for k, ours in (("a", 6.0), ("b", 1.0), ("c", 1.0))]
+            for k, ours in (("a", 6.0), ("b", 1.0), ("c", 1.0), ("d", 2.0))]
     frame = findings.frame(rows)
-    assert frame["holds"].tolist() == ["yes (95 % interval 2.000 to 9.000)", "within noise (95 % interval -1.000 to "
-                                       "3.000)", "smaller (0.10 of the paper's; 95 % interval 0.500 to 1.500)"]
-    assert findings.counts(frame) == {"findings_held": 1, "findings_smaller": 1, "findings_not_held": 0}
-    assert findings.verdict_of("no (95 % interval -3.000 to -1.000)") == "no"
+    assert frame.columns.tolist() == ["finding", "comparison", "paper", "ours", "holds", "95 % interval"]
+    assert frame["holds"].tolist() == ["yes", "within noise", "smaller (0.10 of the paper's)", "smaller (0.20 of the "
+                                                                                              "paper's)"]
+    assert frame[findings.INTERVAL].tolist() == ["2.000 to 9.000", "-1.000 to 3.000", "0.500 to 1.500", ""]
+    assert findings.counts(frame) == {"findings_held": 1, "findings_smaller": 2, "findings_not_held": 0}
+    assert findings.verdict_of("smaller (0.33 of the paper's)") == "smaller"
+    both = findings.frame([rows[0], findings.tested(findings.verdict("f", "e", 1.0, 2.0), 0.01, "McNemar p = {p}")])
+    assert both.columns.tolist()[-2:] == ["p", "95 % interval"]
+    assert both[["p", findings.INTERVAL]].values.tolist() == [["", "2.000 to 9.000"], ["0.01", ""]]
