@@ -1,10 +1,11 @@
 """Is a difference of two accuracies more than test-set noise? The tests every notebook's findings rest on.
 
 Two runs scored on the same problems are compared paired: McNemar's exact test counts only the problems one of
-them solves (:func:`paired_difference`). Two accuracies on different problems (two test sets, or two disjoint
-parts of one) are compared unpaired with Fisher's exact test (:func:`unpaired_difference`). A ratio of accuracies
-(Lan et al.'s Rel. Gap) gets a bootstrap interval (:func:`rel_gap_difference`), and so does a difference of two
-gains, each on its own test set (:func:`gain_difference`).
+them solves (:func:`paired_difference`), a sign test (:func:`sign_test`, which tests any count split two ways
+against half). Two accuracies on different problems (two test sets, or two disjoint parts of one) are compared
+unpaired with Fisher's exact test (:func:`unpaired_difference`). A ratio of accuracies (Lan et al.'s Rel. Gap) gets
+a bootstrap interval (:func:`rel_gap_difference`), and so does a difference of two gains, each on its own test set
+(:func:`gain_difference`).
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from .problem import Correctness
 def sign_test(positive: int, negative: int) -> float:
     """Two-sided exact sign test: the chance of a split at least this uneven of `positive` + `negative` paired
     disagreements if each went either way with probability ½ (1.0 without disagreements). On right/wrong pairs it is
-    McNemar's exact test."""
+    McNemar's exact test; on any count split two ways it is the exact binomial test against half (the Easy against
+    the Hard problems among a model's correct answers: can the Easy share be told from 50 %?)."""
     from scipy.stats import binomtest
 
     return float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0

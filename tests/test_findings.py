@@ -4,6 +4,8 @@ import pandas as pd
 import pytest
 
 from mwplib import findings
+from mwplib.outputs import p_value
+from mwplib.significance import sign_test
 from mwplib.svamp import findings as svamp_findings
 
 
@@ -77,6 +79,8 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame[["ours", "holds"]].values.tolist() == [[pytest.approx(-24.8), "no"],
                                                         [pytest.approx(100 * 2268 / 6756 - 50), "no"]]
     assert frame["paper"].isna().all()
+    # the Easy share's noise test: 227 Easy (90 % of 252) against 449 Hard (60 % of 748) among the correct answers
+    assert frame["p"].tolist() == ["", p_value(sign_test(227, 449))]
     bow = {"model": "FFN + LSTM Decoder", "emb": "S"}
     t5 = pd.DataFrame([{**bow, "dataset": "mawps", "paper": 75.1, "ours": 70.0}])
     t12 = pd.DataFrame([{**bow, "paper": 17.5, "ours": 13.4},
@@ -96,6 +100,16 @@ def test_question_removal_and_bag_of_words_findings():
     assert "p" not in judged.columns
     assert svamp_findings.bag_of_words(t5.assign(n=40, ours=55.0), t12, *no_attention)["holds"].tolist()[0].startswith(
         "within noise")
+
+
+def test_an_easy_share_that_a_binomial_test_cannot_tell_from_half_is_within_noise():
+    keys = {"model": "GTS", "emb": "R (MiniLM)", "dataset": "mawps"}
+    t3 = pd.DataFrame([{**keys, "paper": 76.2, "ours": 50.0}])
+    t4 = pd.DataFrame([{**keys, "part": "Easy", "n": 10, "paper": 92.6, "ours": 70.0},  # 7 Easy against 3 Hard
+                       {**keys, "part": "Hard", "n": 10, "paper": 71.7, "ours": 30.0}])
+    row = svamp_findings.question_removal(t3, t4).iloc[1]
+    assert row["ours"] == pytest.approx(20.0)
+    assert (row["holds"], row["p"]) == ("within noise (binomial p = 0.34, n = 10)", "0.34")  # 2 × P(X ≥ 7 of 10)
 
 
 def test_easy_share_is_the_easy_part_of_the_correct_answers():
@@ -255,10 +269,17 @@ def test_bag_of_words_attention_findings():
         "R (MiniLM): % of the 3 pairs whose equation changes with the same top word − 50 %"]
     assert frame["paper"].tolist()[2] == 50.0 and frame["paper"].iloc[:2].isna().all()
     assert frame["ours"].tolist() == pytest.approx([0.1, -0.3, 100 * 2 / 3 - 50])
-    assert frame["holds"].tolist() == ["yes", "no", "yes"]
+    # the attention weights are no accuracy: judged by sign; 2 of 3 pairs cannot be told from half (p = 1)
+    assert frame["holds"].tolist() == ["yes", "no", "within noise (binomial p = 1.00, n = 3)"]
+    assert frame["p"].tolist() == ["", "", "1"]
     moved = examples.assign(**{"our top word": ["every", "houses", "sam", "lawn", "green", "green", "lost", "bob"]})
-    assert svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], moved)[["ours", "holds"]].values.tolist() == [
-        [pytest.approx(-50.0), "no"]]
+    assert svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], moved)[["ours", "holds", "p"]].values.tolist() == [
+        [pytest.approx(-50.0), "within noise (binomial p = 0.25, n = 3)", "0.25"]]  # 0 of 3: 2 × ⅛
+    nine = _examples([(f"t6-{i}{side}", gold, word)  # 9 changed pairs, the same word in 8 of them
+                      for i in range(9) for side, gold, word in (("a", "* N0 N1", "every"),
+                                                                 ("b", "/ N1 N0", "every" if i else "houses"))])
+    row = svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], nine).iloc[0]
+    assert (row["ours"], row["holds"], row["p"]) == (pytest.approx(100 * 8 / 9 - 50), "yes", "0.039")  # p = 0.0390625
     unchanged = examples[examples["id"].str.startswith("t6-3")]
     row = svamp_findings.bag_of_words(t5, t12, weights.iloc[:0], unchanged).iloc[0]
     assert (row["comparison"], row["holds"]) == (

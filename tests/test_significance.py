@@ -42,6 +42,7 @@ def test_the_sign_test_is_an_exact_binomial_and_one_without_disagreements() -> N
     assert sign_test(5, 0) == pytest.approx(2 / 2**5)  # all five the same way: 2 × ½⁵
     assert sign_test(3, 3) == 1.0
     assert sign_test(20, 10) == sign_test(10, 20)
+    assert sign_test(8, 1) == pytest.approx(0.0390625)  # 8 of 9 against half: 2 × (9 + 1) / 2⁹, the binomial test
 
 
 def test_an_unpaired_difference_needs_more_than_its_size_to_be_told_from_noise() -> None:

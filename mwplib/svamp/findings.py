@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..findings import (Cell, beyond_noise, cell, cell_value, comparison, distinct, frame, lead, margin, matching,
                         significant, tested, unpaired_comparison, verdict, within_spread)
+from ..significance import sign_test
 from .model_tables import MAJORITY as MAJORITY_TEMPLATE
 from .paper_numbers import PAPER_SVAMP_CV, PAPER_TABLE10
 from .robustness_tables import REMOVED_VS_REST, VS_MAJORITY, WITHOUT_SVAMP, WITH_VS_WITHOUT, first_best
@@ -35,6 +36,16 @@ def easy_share(without: float, easy: float, hard: float) -> float:
     solved_hard = (100 - without) * hard if without < 100 else 0.0
     solved = solved_easy + solved_hard
     return 100 * solved_easy / solved if solved else float("nan")
+
+
+def _split_tested(row: dict[str, Any], yes: float, no: float) -> dict[str, Any]:
+    """`row` (the share of `yes` among `yes` + `no` counted things, minus 50 %) with the exact binomial p of that
+    split against half (`significance.sign_test`; a count rebuilt from an accuracy is rounded): "within noise" at
+    p ≥ `findings.SIGNIFICANCE`. Left as it is without counts (a cell not run)."""
+    if pd.isna(yes) or pd.isna(no) or not yes + no > 0:
+        return row
+    yes, no = round(yes), round(no)
+    return tested(row, sign_test(yes, no), f"binomial p = {{p}}, n = {yes + no}")
 
 
 def datasets(table9: pd.DataFrame) -> pd.DataFrame:
@@ -72,7 +83,9 @@ def datasets(table9: pd.DataFrame) -> pd.DataFrame:
 def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame:
     """Notebook 02: over half the problems are solved without their question (Table 3), and "the bulk of their
     success is due to the Easy problems" (§4.1, Table 4): over half of a model's correct answers are Easy ones.
-    `table4` has an ``n`` column (our Easy and Hard sizes); the paper's Easy share takes its size from Table 3."""
+    `table4` has an ``n`` column (our Easy and Hard sizes); the paper's Easy share takes its size from Table 3. Our
+    Easy share is tested by the exact binomial test of the Easy among our correct answers against half, each part's
+    correct count rebuilt from its accuracy and ``n`` (as `findings.unpaired` does)."""
     rows = [beyond_noise(comparison("over half the problems are solved without their question (Table 3)",
                                     f"{k['model']} {k['emb']} {k['dataset']}: w/o question − {MAJORITY:g} %",
                                     (table3, k), MAJORITY), (table3, k))
@@ -83,9 +96,12 @@ def question_removal(table3: pd.DataFrame, table4: pd.DataFrame) -> pd.DataFrame
                    "ours": 100 * n_easy / (n_easy + n_hard) if n_easy + n_hard else float("nan")}
         share = {column: easy_share(without[column], cell(table4, column, **k, part="Easy"),
                                     cell(table4, column, **k, part="Hard")) for column in ("paper", "ours")}
-        rows.append(verdict("the bulk of the correct answers are Easy problems (Tables 3, 4)",
-                            f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",
-                            share["paper"] - MAJORITY, share["ours"] - MAJORITY))
+        easy, hard = (cell(table4, "ours", **k, part=part) * n / 100 if n > 0 else 0.0  # correct answers
+                      for part, n in (("Easy", n_easy), ("Hard", n_hard)))
+        row = verdict("the bulk of the correct answers are Easy problems (Tables 3, 4)",
+                      f"{k['model']} {k['emb']} {k['dataset']}: Easy share of correct − {MAJORITY:g} %",
+                      share["paper"] - MAJORITY, share["ours"] - MAJORITY)
+        rows.append(_split_tested(row, easy, hard))
     return frame(rows)
 
 
@@ -143,15 +159,15 @@ def baselines(table2: pd.DataFrame, table16: pd.DataFrame, majority: pd.DataFram
     return frame(rows)
 
 
-def _same_top_word(examples: pd.DataFrame) -> tuple[float, int]:
-    """The share (%) of the example pairs (``…a``/``…b`` ids) whose gold equation differs at the slot level but
-    whose top word is the same in both, and how many such pairs there are (`attention.pair_statistics`):
-    only where the edit changed the equation does keeping the word show a shortcut."""
+def _same_top_word(examples: pd.DataFrame) -> tuple[int, int]:
+    """How many of the example pairs (``…a``/``…b`` ids) whose gold equation differs at the slot level keep the
+    same top word in both, and how many such pairs there are (`attention.pair_statistics`): only where the edit
+    changed the equation does keeping the word show a shortcut."""
     by_id = examples.set_index("id")
     pairs = [(a, a[:-1] + "b") for a in by_id.index if a.endswith("a") and a[:-1] + "b" in by_id.index]
     changed = [(a, b) for a, b in pairs if by_id.at[a, "gold slots"] != by_id.at[b, "gold slots"]]
     same = sum(by_id.at[a, "our top word"] == by_id.at[b, "our top word"] for a, b in changed)
-    return (100 * same / len(changed) if changed else float("nan")), len(changed)
+    return same, len(changed)
 
 
 def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFrame, examples: pd.DataFrame
@@ -161,7 +177,7 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFr
     (§4.2): the median largest attention weight (`weights`, `attention.weight_table`) is near one, a
     threshold the paper does not give; and in each pair of Tables 6/26 (`examples`,
     `attention.recorded_examples`) it keeps that word when an edit changes the equation, as in every
-    pair the paper shows (100 %)."""
+    pair the paper shows (100 %): a share of a few pairs, tested against half by the exact binomial test."""
     baseline = (table12, {"model": "Majority Template Baseline"})
     rows = []
     for k in distinct(table12[table12["emb"] != ""], ["model", "emb"]):
@@ -177,10 +193,12 @@ def bag_of_words(table5: pd.DataFrame, table12: pd.DataFrame, weights: pd.DataFr
                      f"{k['emb']} {k['dataset']}: median largest attention weight − {ONE_HOT:g} (paper: no number)",
                      float("nan"), cell(weights, "median", **k) - ONE_HOT) for k in distinct(weights, ["emb", "dataset"])]
     for emb, part in examples.groupby("emb", sort=False):
-        share, pairs = _same_top_word(part)
-        rows.append(verdict("the same word wins in each Table 6 pair (§4.2, Tables 6, 26)",
-                            f"{emb}: % of the {pairs} pairs whose equation changes with the same top word"
-                            f" − {MAJORITY:g} %", 100 - MAJORITY, share - MAJORITY))
+        same, pairs = _same_top_word(part)
+        share = 100 * same / pairs if pairs else float("nan")
+        row = verdict("the same word wins in each Table 6 pair (§4.2, Tables 6, 26)",
+                      f"{emb}: % of the {pairs} pairs whose equation changes with the same top word − {MAJORITY:g} %",
+                      100 - MAJORITY, share - MAJORITY)
+        rows.append(_split_tested(row, same, pairs - same))
     return frame(rows)
 
 
