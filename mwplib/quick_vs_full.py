@@ -3,8 +3,9 @@
 `quick` is designed as the smallest experiment that still shows each claim (docs/lab-notes/quick-profile.md), so its
 findings tables must agree with `full`'s in sign. This module reads both profiles' committed findings tables
 (`results/tables/<profile>/NN_findings.csv`, written by the notebooks' "What holds here" cells), sets them side by
-side, and reduces each verdict to its sign: "yes" and "smaller" both point the claim's way, "no" does not, "within
-noise" and "not shown" leave it open, and "no result" means the profile does not run that cell. A row where both
+side, each with its evidence (a noise test's p or a 95 % interval), and reduces each verdict to its sign: "yes" and
+"smaller" both point the claim's way, "no" does not, "within noise" and "not shown" leave it open, and "no result"
+means the profile does not run that cell. A row where both
 profiles judge and they disagree is either listed in :data:`CANNOT_SHOW`, with the reason one `quick` run cannot
 settle it, or is a regression of `quick` (`tests/test_quick_vs_full.py` fails on it).
 
@@ -18,6 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from . import paths
+from .findings import INTERVAL
+from .outputs import p_value
 from .profiles import PROFILES, CompositionalPlan
 
 #: Rows that both profiles judge where `quick` cannot settle the sign, keyed by (notebook, comparison), with why.
@@ -69,16 +72,28 @@ def agreement(quick: str, full: str) -> str:
     return "yes" if len(signs) == 1 else "no"
 
 
+def evidence(findings: pd.DataFrame) -> pd.Series:
+    """Each row of a findings table's evidence as one text: "p = 0.62" from its ``p`` column, else its
+    :data:`findings.INTERVAL` ("0.286 to 0.971"), else ""."""
+    none = pd.Series(float("nan"), index=findings.index)
+    p = pd.to_numeric(findings.get("p", none), errors="coerce")
+    interval = findings.get(INTERVAL, none).fillna("").astype(str)
+    return pd.Series([f"p = {p_value(x)}" if not pd.isna(x) else i for x, i in zip(p, interval)], index=findings.index,
+                     dtype=object)
+
+
 def beside(notebook: str, quick: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
     """One notebook's findings, `quick` beside `full`, rows in `full`'s order then those only `quick` has."""
+    quick, full = (side.assign(evidence=evidence(side)) for side in (quick, full))
     rows = full.merge(quick, on=["finding", "comparison"], how="outer", suffixes=(" full", " quick"), sort=False)
-    rows = rows.fillna({"holds full": "no result", "holds quick": "no result"})
+    rows = rows.fillna({"holds full": "no result", "holds quick": "no result", "evidence full": "",
+                        "evidence quick": ""})
     rows.insert(0, "notebook", notebook)
     rows["paper"] = rows["paper full"].combine_first(rows["paper quick"])
     rows["agree"] = [agreement(q, f) for q, f in zip(rows["holds quick"], rows["holds full"])]
     rows["why quick cannot show it"] = [CANNOT_SHOW.get((notebook, c), "") for c in rows["comparison"]]
-    return rows[["notebook", "finding", "comparison", "paper", "ours full", "holds full", "ours quick", "holds quick",
-                 "agree", "why quick cannot show it"]]
+    return rows[["notebook", "finding", "comparison", "paper", "ours full", "holds full", "evidence full", "ours quick",
+                 "holds quick", "evidence quick", "agree", "why quick cannot show it"]]
 
 
 def table(root: Path) -> pd.DataFrame:

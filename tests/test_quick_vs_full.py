@@ -6,7 +6,8 @@ from mwplib import paths, quick_vs_full
 
 
 @pytest.mark.parametrize("holds, sign", [("yes", "holds"), ("smaller (0.37 of the paper's)", "holds"), ("no", "fails"),
-                                         ("within noise (±6.3, n = 238)", "open"), ("not shown (n = 5 < 20)", "open"),
+                                         ("within noise (n = 238)", "open"), ("within noise", "open"),
+                                         ("not shown (n = 5 < 20)", "open"),
                                          ("no result", "missing")])
 def test_a_verdict_reduces_to_its_sign(holds, sign):
     assert quick_vs_full.verdict(holds) == sign
@@ -36,6 +37,21 @@ def test_beside_keeps_rows_of_either_profile_and_names_why_quick_cannot_show_one
     assert list(rows["paper"]) == [1.0, 2.0, 3.0]
     assert list(rows["why quick cannot show it"]) == ["", "one fold", ""]
     assert list(rows["holds full"]) == ["yes", "yes", "no result"]
+    assert list(rows["evidence full"]) == ["", "", ""]  # neither side tested: no evidence, and no column needed
+
+
+def test_beside_carries_each_sides_evidence_a_p_or_an_interval():
+    """Each side's findings CSV gives its p (read back as a number) or its 95 % interval; beside each other they
+    read as one text a side, so a quick "within noise" shows how far its test was from full's."""
+    full = pd.DataFrame({"finding": ["f", "f"], "comparison": ["a", "b"], "paper": [1.0, 2.0], "ours": [0.8, 1.5],
+                         "holds": ["yes", "yes"], "p": [0.00049, None], "95 % interval": [None, "0.284 to 0.629"]})
+    quick = pd.DataFrame({"finding": ["f", "f"], "comparison": ["a", "b"], "paper": [1.0, 2.0], "ours": [0.5, 0.1],
+                          "holds": ["within noise (McNemar p = 0.25, n = 100)", "within noise"], "p": [0.25, None],
+                          "95 % interval": [None, "-0.003 to 0.185"]})
+    rows = quick_vs_full.beside("07", quick, full).set_index("comparison")
+    assert list(rows["evidence full"]) == ["p = 0.00049", "0.284 to 0.629"]
+    assert list(rows["evidence quick"]) == ["p = 0.25", "-0.003 to 0.185"]
+    assert list(rows["agree"]) == ["open", "open"]
 
 
 def test_the_committed_tables_agree_wherever_both_profiles_judge():
