@@ -2,10 +2,11 @@
 problems data augmentation kept, each read against the rubric of docs/proofreading.md, the judgements committed
 as a table under ``results/audit/``, and the acceptable share per group beside the paper's.
 
-The sampling (`stratified`, `per_operation`) is here, so that anyone can redraw it and check that the committed judgements cover exactly it;
-the verdicts are a reader's, not a program's. A judgement table has the columns of :data:`COLUMNS`; its verdict is
-one of :data:`VERDICTS`, and a reason is required for every problem judged flawed. :data:`AUDITS` names the committed
-tables notebook 07 reads (`audit_shares`, `audit_flawed`); SD's sample is drawn by `sd.sd_audit_rows`.
+The sampling (`stratified`, `per_operation`) is here, so that anyone can redraw it and check that the committed
+judgements cover exactly it; the verdicts are a reader's, not a program's. A judgement table has the columns of
+:data:`COLUMNS`; its verdict is one of :data:`VERDICTS`, and a reason is required for every problem judged flawed.
+:data:`AUDITS` names the committed tables notebook 07 reads (`audit_shares`, `audit_flawed`), :data:`IN_USE` those of
+the data Tables I–IV use; SD's sample is drawn by `sd.sd_audit_rows`.
 """
 from __future__ import annotations
 
@@ -126,10 +127,18 @@ def augmentation_audit_rows(record: dict[str, Any], min_shared: int = 0, seed: i
 AUDITS = ("sd-zh-after-proofreading", "sd-en-after-proofreading", "augmented-quick-gated-mawps-comdiv-pooled",
           "augmented-quick-gated-sd-zh", "sd-zh-unchecked", "sd-en-unchecked", "sd-zh-checked", "sd-zh-checked-added",
           "augmented-quick-mawps-comdiv", "augmented-quick-sd-zh")
+#: the audit tables of the data Tables I–IV use now (the first of :data:`AUDITS`); the others judged data since
+#: superseded (SD before proofreading, the augmented problems of the paper's protocol, before the gate)
+IN_USE = AUDITS[:4]
 
 
-def _audit_tables() -> list[pd.DataFrame]:
-    return [judged(name) for name in AUDITS if path(name).exists()]
+def _audit_tables(names: Iterable[str] = AUDITS) -> list[pd.DataFrame]:
+    return [judged(name) for name in names if path(name).exists()]
+
+
+def _group_label(group: str) -> str:
+    """A group as the audit's tables print it: the augmented problems made without the gate are the paper's protocol."""
+    return f"{group}, the paper's protocol" if group.startswith("augmented") and "shared" not in group else group
 
 
 def audit_shares() -> pd.DataFrame:
@@ -143,15 +152,30 @@ def audit_shares() -> pd.DataFrame:
     out["part"] = out["part"].fillna("all")
     order = {name: i for i, name in enumerate(dict.fromkeys(out["group"]))}
     out = out.sort_values("group", key=lambda g: g.map(order), kind="stable", ignore_index=True)
-    out["group"] = [f"{g}, the paper's protocol" if g.startswith("augmented") and "shared" not in g else g
-                    for g in out["group"]]
+    out["group"] = [_group_label(g) for g in out["group"]]
     out["paper"] = [PAPER_SHARE["augmentation" if g.startswith("augmented") else "SD"] for g in out["group"]]
     return out[["group", "part", "judged", "acceptable", "acceptable %", "paper"]]
 
 
+#: the most flawed problems of the groups in use `audit_flawed` lists whole; beyond it, a seeded sample of this many
+FLAWED_IN_USE_MAX = 12
+
+
+def _flawed(names: Iterable[str]) -> pd.DataFrame:
+    tables = _audit_tables(names)
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
+    return table[table["verdict"] == "flawed"]
+
+
 def audit_flawed(n: int = 6, seed: int = 0) -> pd.DataFrame:
-    """A seeded handful of the problems the audit judged flawed, with the reason, for the reader to check."""
-    tables = _audit_tables()
-    flawed = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
-    flawed = flawed[flawed["verdict"] == "flawed"]
-    return flawed.sample(min(n, len(flawed)), random_state=seed)[["group", "text", "expression", "reason"]]
+    """The problems the audit judged flawed, with the first criterion each fails, for the reader to check: every
+    one of the groups Tables I–IV use (:data:`IN_USE`; a seeded :data:`FLAWED_IN_USE_MAX` of them were there more),
+    then a seeded `n` of the superseded groups', each row labelled by its group and whether its data are in use."""
+    in_use = _flawed(IN_USE)
+    if len(in_use) > FLAWED_IN_USE_MAX:
+        in_use = in_use.sample(FLAWED_IN_USE_MAX, random_state=seed).sort_index()
+    superseded = _flawed(name for name in AUDITS if name not in IN_USE)
+    superseded = superseded.sample(min(n, len(superseded)), random_state=seed)
+    out = pd.concat([in_use.assign(data="in use"), superseded.assign(data="superseded")], ignore_index=True)
+    out["group"] = [_group_label(g) for g in out["group"]]
+    return out[["data", "group", "text", "expression", "reason"]]
