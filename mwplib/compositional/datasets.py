@@ -20,7 +20,7 @@ from typing import Any
 from .. import paths
 from ..problem import Problem, Split
 from . import atoms, splits
-from .divergence import ATOM_ALPHA, COMPOUND_ALPHA, KEYSERS_ALPHAS
+from .divergence import CONVENTIONS
 from .paper_numbers import PAPER_COMDIV
 
 #: the pools, by the dataset names runs are recorded under
@@ -170,7 +170,7 @@ def redrawn(dataset: str, seed: int = 0) -> list[dict[str, Any]]:
         for draw, structs in zip(draws(seed, held_out=True), labellings(dataset, seed, held_out=True)):
             for name, record in files.items():
                 train = [*record["train"], *record["validation"]]
-                for convention, alphas in (("paper", (ATOM_ALPHA, COMPOUND_ALPHA)), ("Keysers", KEYSERS_ALPHAS)):
+                for convention, alphas in CONVENTIONS.items():
                     measured = splits.measure(name, train, record["test"], structs, alphas)
                     rows.append({"split": name, "draw": draw, "alpha": convention,
                                  "DBCA^a": round(measured.atom_divergence, 6),

@@ -19,7 +19,8 @@ ATOM_ALPHA = 0.1
 COMPOUND_ALPHA = 0.5
 #: (atoms, compounds) as Keysers et al. and the code Lan et al. cite choose them; Table I prints both conventions
 KEYSERS_ALPHAS = (0.5, 0.1)
-
+#: Table I's two conventions by name, each (atoms, compounds)
+CONVENTIONS = {"paper": (ATOM_ALPHA, COMPOUND_ALPHA), "Keysers": KEYSERS_ALPHAS}
 
 
 def chernoff_coefficient(p: Mapping[str, float], q: Mapping[str, float], alpha: float) -> float:

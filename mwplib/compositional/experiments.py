@@ -53,9 +53,9 @@ def _length_ratio(train: Sequence[Problem], test: Sequence[Problem]) -> float:
 
 
 def table1(seed: int = 0) -> pd.DataFrame:
-    """Table I beside the paper: sizes, NR = train / test size, LR, DBCA^a, DBCA^c for every split; each DBCA also
-    re-measured under the held-out k-means draws (`datasets.redrawn`: mean, s.d., worst) and, as re-measured, under
-    the α convention of the implementation the paper cites (`divergence.KEYSERS_ALPHAS`)."""
+    """Table I beside the paper: sizes, NR = train / test size, LR, DBCA^a, DBCA^c for every split and SD; each DBCA
+    also re-measured under the held-out k-means draws (`datasets.redrawn`; SD's `sd.sd_redrawn`: mean, s.d., worst)
+    and, as re-measured, under the α convention of the implementation the paper cites (`divergence.KEYSERS_ALPHAS`)."""
     rows = []
     for pool in ("math23k", "mawps"):
         redrawn = pd.DataFrame(datasets.redrawn(pool, seed))
@@ -68,24 +68,20 @@ def table1(seed: int = 0) -> pd.DataFrame:
                                               if "draws" in record else f"built on draw {seed}")
             paper = PAPER_TABLE1[(PAPER_NAMES[pool], label.split(",")[0])]
             rows += _table1_rows(datasets.LABELS[pool], label, paper, ours, built,
-                                 redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "paper")])
-            keysers = redrawn[(redrawn["split"] == name) & (redrawn["alpha"] == "Keysers")]
-            for statistic, alpha in zip(("DBCA^a", "DBCA^c"), KEYSERS_ALPHAS):
-                rows.append({"dataset": datasets.LABELS[pool], "split": label,
-                             "statistic": f"{statistic}, α = {alpha} (Keysers et al.)", "paper": None,
-                             "ours": keysers[statistic].mean(), **_spread(keysers[statistic], statistic),
-                             "note": "mean of the re-drawn clusterings; the paper: " + PAPER_ALPHA_SENTENCE})
+                                 redrawn[redrawn["split"] == name])
     for language in ("zh", "en"):
         made = sd.sd_set(language)
+        redrawn = None
         if made.train and made.test:
             measured = sd.sd_divergence(language, seed)
             ours = (len(made.train), len(made.test), _length_ratio(made.train, made.test), measured.atom_divergence,
                     measured.compound_divergence)
+            redrawn = sd.sd_redrawn(language, seed)
         else:
             ours = (len(made.train), len(made.test), *(float("nan"),) * 3)
         paper = PAPER_TABLE1[("SD", "ComDiv")] if language == "zh" else (None,) * 5
         pool = "SD from Math23K, public 6,234" if language == "zh" else "SD from MAWPS + ASDiv-A (ours)"
-        rows += _table1_rows(pool, "ComDiv", paper, ours, _audited(f"sd-{language}-after-proofreading"))
+        rows += _table1_rows(pool, "ComDiv", paper, ours, _audited(f"sd-{language}-after-proofreading"), redrawn)
     return pd.DataFrame(rows)
 
 
@@ -107,6 +103,8 @@ def _spread(values: pd.Series, statistic: str) -> dict[str, float]:
 
 def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[float], note: str,
                  redrawn: pd.DataFrame | None = None) -> list[dict]:
+    """One split's rows of Table I; with `redrawn` (rows of α convention, DBCA^a, DBCA^c per held-out draw), each
+    divergence's spread over the draws and, as re-measured, the divergences under Keysers et al.'s α."""
     names = ("train", "test", "NR", "LR", "DBCA^a", "DBCA^c")
     paper_values = [*paper[:2], paper[0] / paper[1] if paper[0] else None, *paper[2:]]
     our_values = [*ours[:2], ours[0] / ours[1] if ours[1] else float("nan"), *ours[2:]]
@@ -114,8 +112,14 @@ def _table1_rows(pool: str, split: str, paper: Sequence[Any], ours: Sequence[flo
     for n, p, o in zip(names, paper_values, our_values):
         spread = {}
         if redrawn is not None and n.startswith("DBCA"):
-            spread = _spread(redrawn[n], n)
+            spread = _spread(redrawn[redrawn["alpha"] == "paper"][n], n)
         rows.append({"dataset": pool, "split": split, "statistic": n, "paper": p, "ours": o, **spread, "note": note})
+    if redrawn is not None:
+        keysers = redrawn[redrawn["alpha"] == "Keysers"]
+        for statistic, alpha in zip(("DBCA^a", "DBCA^c"), KEYSERS_ALPHAS):
+            rows.append({"dataset": pool, "split": split, "statistic": f"{statistic}, α = {alpha} (Keysers et al.)",
+                         "paper": None, "ours": keysers[statistic].mean(), **_spread(keysers[statistic], statistic),
+                         "note": "mean of the re-drawn clusterings; the paper: " + PAPER_ALPHA_SENTENCE})
     return rows
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 from ..problem import Split
 from ..train import split_validation
 from . import atoms, audit, datasets, proofread, splits, synthesis
+from .divergence import CONVENTIONS
 
 #: SD's builds: proofread by hand (`proofread`), or as the synthesis builds it
 SD_BUILDS = ("proofread", "as built")
@@ -60,6 +61,24 @@ def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
     k = datasets.split_files("math23k" if language == "zh" else "mawps", seed)["comdiv"]["k"]
     structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
     return splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test], structs)
+
+
+def sd_redrawn(language: str, seed: int = 0) -> pd.DataFrame:
+    """SD's divergences re-measured as Table I re-measures the pools' splits: its quantities clustered anew under
+    each held-out k-means draw (`datasets.draws`), under both α conventions (`divergence.CONVENTIONS`); rows of
+    draw, α, DBCA^a, DBCA^c."""
+    made = sd_set(language)
+    problems = [*made.train, *made.test]
+    k = datasets.split_files("math23k" if language == "zh" else "mawps", seed)["comdiv"]["k"]
+    rows = []
+    for draw in datasets.draws(seed, held_out=True):
+        structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, draw))
+        for convention, alphas in CONVENTIONS.items():
+            measured = splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test],
+                                      structs, alphas)
+            rows.append({"draw": draw, "alpha": convention, "DBCA^a": measured.atom_divergence,
+                         "DBCA^c": measured.compound_divergence})
+    return pd.DataFrame(rows)
 
 
 def sd_sizes() -> pd.DataFrame:
