@@ -390,3 +390,16 @@ def test_part_gain_intervals_split_sd_test_by_composition(monkeypatch):
     assert (table["method"], table["structural n"], table["lexical n"]) == ("GTS+DA", 6, 4)
     assert table["gain on structural − gain on lexical"] == pytest.approx(50.0 - 25.0)
     assert table["ci_low"] <= 25.0 <= table["ci_high"]
+
+
+def test_table1_rows_carry_the_spread_over_redrawn_clusterings_under_both_conventions():
+    """Issue 47: each split's divergences (SD's too) as mean ± s.d. over re-drawn clusterings, both α conventions."""
+    redrawn = pd.DataFrame([{"draw": d, "alpha": a, "DBCA^a": x, "DBCA^c": y}
+                            for d, (a, x, y) in enumerate([("paper", 0.01, 0.8), ("paper", 0.02, 0.6),
+                                                           ("Keysers", 0.03, 0.5), ("Keysers", 0.05, 0.7)])])
+    rows = pd.DataFrame(experiments._table1_rows("SD", "ComDiv", (10, 5, 0.7, 0.0, 0.8), (10, 5, 0.7, 0.01, 0.7),
+                                                 "note", redrawn)).set_index("statistic")
+    assert rows.loc["DBCA^c", "re-drawn mean"] == pytest.approx(0.7)
+    assert rows.loc["DBCA^c", "re-drawn worst"] == 0.6 and rows.loc["DBCA^a", "re-drawn worst"] == 0.02
+    assert rows.loc["DBCA^c, α = 0.1 (Keysers et al.)", "ours"] == pytest.approx(0.6)
+    assert rows.loc["DBCA^a, α = 0.5 (Keysers et al.)", "re-drawn worst"] == 0.05
