@@ -106,14 +106,14 @@ def da_gain_intervals(da: dict) -> pd.DataFrame:
     sets, so it needs an interval of its own."""
     chains = da_pairs(da)
     rows = []
-    for (method, sd), sd_runs in chains.items():
-        if not sd.startswith("sd-"):
+    for (method, sd_set), sd_runs in chains.items():
+        if not sd_set.startswith("sd-"):
             continue
         for (other, comdiv), comdiv_runs in chains.items():
             if other == method and grid.is_comdiv(comdiv):
                 test = gain_difference(tuple(map(correctness, sd_runs)), tuple(map(correctness, comdiv_runs)))
-                rows.append({"method": f"{method}+DA", "run dataset": sd, "pool": PAPER_NAMES[grid.column(comdiv)[0]],
-                             "pool run dataset": comdiv, "n": test["n_one"], "pool n": test["n_other"],
+                rows.append({"method": f"{method}+DA", "run dataset": sd_set,
+                             "pool": PAPER_NAMES[grid.column(comdiv)[0]], "pool run dataset": comdiv, "n": test["n_one"], "pool n": test["n_other"],
                              "gain on SD − gain on pool": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["method", "run dataset", "pool", "pool run dataset", "n", "pool n",

@@ -22,8 +22,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                   gains: pd.DataFrame | None = None, parts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Notebook 07 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
-    harder than lexical ones, and DA helps them more; accuracy falls as DBCA^c rises; removing the ranker or either operation lowers DA's result. Table II's
-    rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
+    harder than lexical ones, and DA helps them more; accuracy falls as DBCA^c rises; removing the ranker or either
+    operation lowers DA's result. Table II's rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
     `paired` (`compositional.comparisons.paired_tests`) gives the McNemar p of each +DA cell against its base (and
     against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
     each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
@@ -85,9 +85,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                                         f"{k['method']}: lexical − structural", lexical, structural, gated=True))
     for k in distinct(table3[table3["method"].str.endswith("+DA")], ["method"]):
         base = k["method"].removesuffix("+DA")
-        gain = {column: (cell(table3, column, **k, part="structural") - cell(table3, column, method=base,
-                                                                            part="structural"))
-                - (cell(table3, column, **k, part="lexical") - cell(table3, column, method=base, part="lexical"))
+        gain = {column: sum(sign * (cell(table3, column, **k, part=part) - cell(table3, column, method=base, part=part))
+                            for sign, part in ((1, "structural"), (-1, "lexical")))
                 for column in ("paper", "ours")}
         row = counted(verdict("DA benefits structural compositions more than lexical ones (Table III, §V-D)",
                               f"{k['method']}: gain on structural − gain on lexical", gain["paper"], gain["ours"],
