@@ -113,7 +113,8 @@ def da_gain_intervals(da: dict) -> pd.DataFrame:
             if other == method and grid.is_comdiv(comdiv):
                 test = gain_difference(tuple(map(correctness, sd_runs)), tuple(map(correctness, comdiv_runs)))
                 rows.append({"method": f"{method}+DA", "run dataset": sd_set,
-                             "pool": PAPER_NAMES[grid.column(comdiv)[0]], "pool run dataset": comdiv, "n": test["n_one"], "pool n": test["n_other"],
+                             "pool": PAPER_NAMES[grid.column(comdiv)[0]], "pool run dataset": comdiv,
+                             "n": test["n_one"], "pool n": test["n_other"],
                              "gain on SD − gain on pool": test["difference"], "ci_low": test["ci_low"],
                              "ci_high": test["ci_high"]})
     return pd.DataFrame(rows, columns=["method", "run dataset", "pool", "pool run dataset", "n", "pool n",

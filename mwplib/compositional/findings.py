@@ -23,7 +23,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
     """Notebook 07 (Lan et al. 2022, §V-C, §V-D): every method loses from I.I.D. to ComDiv and from SD valid to
     SD test; GTS has the lowest Rel. Gap; DA helps, more on SD test than on ComDiv; structural compositions are
     harder than lexical ones, and DA helps them more; accuracy falls as DBCA^c rises; removing the ranker or either
-    operation lowers DA's result. Table II's rows are keyed by ``method``, ``dataset``, ``split`` and ``run dataset`` (the SD rows from Math23K only).
+    operation lowers DA's result. Table II's rows are keyed by ``method``, ``dataset``, ``split`` and ``run
+    dataset`` (the SD rows from Math23K only).
     `paired` (`compositional.comparisons.paired_tests`) gives the McNemar p of each +DA cell against its base (and
     against the base trained as many optimizer steps, :data:`EQUAL_STEPS`, a row of its own where recorded) and of
     each Table IV ablation against +DA: those findings hold only at p < :data:`SIGNIFICANCE`. `gaps`
