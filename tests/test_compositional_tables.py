@@ -262,6 +262,7 @@ def test_table2_labels_each_deviation_from_the_papers_setting_in_its_note():
                                get_profile("quick")).set_index(["method", "run dataset", "split"])["note"]
     assert quick[("GTS", "mawps-iid", "I.I.D.")] == "10 epochs, stopped once validation has not improved for 2 (paper: 100)"
     assert quick[("GTS", "sd-zh", "test")] == "SD proofread; 30 epochs (paper: 100)"
+    assert quick[("MathEN", "mawps-iid", "I.I.D.")] == "no run recorded"  # no training to describe
     full = experiments.table2({("GTS", "mawps-comdiv"): [record(7)]}, {}, get_profile("full"))
     note = full.set_index(["method", "run dataset", "split"])["note"][("GTS", "mawps-comdiv", "ComDiv")]
     assert note == experiments.ONE_DRAW  # the paper's 100 epochs: no epochs note
@@ -364,17 +365,22 @@ def test_da_benefiting_structural_compositions_more_is_judged_by_its_interval():
     rows = [("GTS", "structural", 100, 2.9, 10.0), ("GTS", "lexical", 40, 51.3, 50.0),
             ("GTS+DA", "structural", 100, 16.8, 30.0), ("GTS+DA", "lexical", 40, 63.8, 52.5)]
     table3 = pd.DataFrame(rows, columns=["method", "part", "n", "paper", "ours"])
-    parts = pd.DataFrame([{"method": "GTS+DA", "ci_low": 4.0, "ci_high": 30.0}])
-    claims = compositional_findings.compositional(pd.DataFrame(columns=["method", "dataset", "split", "run dataset"]),
-                                                  table3, pd.DataFrame(), pd.DataFrame(), parts=parts)
-    row = claims.set_index("comparison").loc["GTS+DA: gain on structural − gain on lexical"]
+    parts = pd.DataFrame([{"method": "GTS+DA", "structural gain": 20.0, "structural McNemar p": 0.01,
+                           "ci_low": 4.0, "ci_high": 30.0}])
+    no_table2 = pd.DataFrame(columns=["method", "dataset", "split", "run dataset"])
+
+    def judged(parts: pd.DataFrame) -> pd.Series:
+        claims = compositional_findings.compositional(no_table2, table3, pd.DataFrame(), pd.DataFrame(), parts=parts)
+        return claims.set_index("comparison").loc["GTS+DA: gain on structural − gain on lexical"]
+
+    row = judged(parts)
     assert row["paper"] == pytest.approx(13.9 - 12.5) and row["ours"] == pytest.approx(20.0 - 2.5)
-    assert findings.verdict_of(row["holds"]) == "yes"
+    assert (row["holds"], row[findings.INTERVAL]) == ("yes", "4.000 to 30.000")
+    # a gain on structural within noise (or a loss) cannot carry the claim: a loss on lexical would make it alone
+    assert judged(parts.assign(**{"structural McNemar p": 0.3}))["holds"] == "within noise (the gain on structural is)"
+    assert judged(parts.assign(**{"structural gain": -5.0}))["holds"] == "no (DA lowers structural)"
     table3.loc[table3["part"] == "lexical", "n"] = 12
-    claims = compositional_findings.compositional(pd.DataFrame(columns=["method", "dataset", "split", "run dataset"]),
-                                                  table3, pd.DataFrame(), pd.DataFrame(), parts=parts)
-    assert claims.set_index("comparison").loc["GTS+DA: gain on structural − gain on lexical", "holds"] == \
-        "not shown (n = 12 < 20)"
+    assert judged(parts)["holds"] == "not shown (n = 12 < 20)"
 
 
 def test_part_gain_intervals_split_sd_test_by_composition(monkeypatch):
@@ -390,6 +396,7 @@ def test_part_gain_intervals_split_sd_test_by_composition(monkeypatch):
     assert (table["method"], table["structural n"], table["lexical n"]) == ("GTS+DA", 6, 4)
     assert table["gain on structural − gain on lexical"] == pytest.approx(50.0 - 25.0)
     assert table["ci_low"] <= 25.0 <= table["ci_high"]
+    assert table["structural gain"] == pytest.approx(50.0) and table["structural McNemar p"] == 0.25  # 3 of 3
 
 
 def test_table1_rows_carry_the_spread_over_redrawn_clusterings_under_both_conventions():

@@ -177,10 +177,8 @@ def table2(runs: dict, da: dict, profile: Profile, validation: Mapping[str, int]
             note = "; ".join(filter(None, ["SD from MAWPS + ASDiv-A (ours)" if dataset == "sd-en" else
                                            "Math23K, public 6,234" if pool == "math23k" else "",
                                            f"SD {profile.compositional.sd_build}" if pool == "sd" else "",
-                                           ONE_DRAW if dataset.endswith("-comdiv") else "",
-                                           _epochs_note(method.removesuffix("+DA"), dataset, profile),
-                                           ENSEMBLE if records and len(records) > 1 else "",
-                                           collapse(records) if records else missing]))
+                                           *(_trained_notes(method, dataset, records, profile) if records
+                                             else [missing])]))
             ours, peer = (accuracy(records), accuracy(records, "peer")) if records else (float("nan"),) * 2
             if pool == "sd":
                 rows.append(_row(method, "SD", "valid", paper[("sd", "valid")],
@@ -193,6 +191,13 @@ def table2(runs: dict, da: dict, profile: Profile, validation: Mapping[str, int]
     frame = pd.DataFrame(rows)
     frame = pd.concat([frame, _gaps(frame)], ignore_index=True) if len(frame) else frame
     return frame.astype({"n": "Int64"}) if len(frame) else frame
+
+
+def _trained_notes(method: str, dataset: str, records: Sequence[dict[str, Any]], profile: Profile) -> list[str]:
+    """What Table II says of a recorded cell: where its setting departs from the paper's (a one-draw split, the
+    profile's epochs), an ensemble's missing best test epoch, a collapse."""
+    return [ONE_DRAW if dataset.endswith("-comdiv") else "", _epochs_note(method.removesuffix("+DA"), dataset, profile),
+            ENSEMBLE if len(records) > 1 else "", collapse(records)]
 
 
 def _epochs_note(method: str, dataset: str, profile: Profile) -> str:
@@ -265,7 +270,7 @@ def table4(da: dict, profile: Profile, augmentations: Mapping[tuple[str, str, st
         if m != method or not grid.is_comdiv(dataset):
             continue
         pool = dataset.split("-")[0]
-        kept = (augmentations or {}).get((m, dataset, variant), {}).get("kept")
+        kept = ((augmentations or {}).get((m, dataset, variant)) or {}).get("kept")
         added = {f"kept, operation {op}": float("nan") if kept is None else
                  sum(row["meta"].get("operation") == op for row in kept) for op in (1, 2)}
         rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,

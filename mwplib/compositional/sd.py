@@ -58,7 +58,7 @@ def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
     """SD's atom and compound divergence, its quantities clustered with the k chosen for its source pool."""
     made = sd_set(language)
     problems = [*made.train, *made.test]
-    k = datasets.split_files("math23k" if language == "zh" else "mawps", seed)["comdiv"]["k"]
+    k = datasets.chosen_k("math23k" if language == "zh" else "mawps", seed)
     structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
     return splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test], structs)
 
@@ -69,7 +69,7 @@ def sd_redrawn(language: str, seed: int = 0) -> pd.DataFrame:
     draw, α, DBCA^a, DBCA^c."""
     made = sd_set(language)
     problems = [*made.train, *made.test]
-    k = datasets.split_files("math23k" if language == "zh" else "mawps", seed)["comdiv"]["k"]
+    k = datasets.chosen_k("math23k" if language == "zh" else "mawps", seed)
     rows = []
     for draw in datasets.draws(seed, held_out=True):
         structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, draw))
