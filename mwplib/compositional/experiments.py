@@ -263,36 +263,32 @@ def table4(da: dict, profile: Profile, augmentations: Mapping[tuple[str, str, st
     """Table IV: the +DA gain of the first +DA method and its ablations on the ComDiv splits, both protocols, and
     how many problems each operation added over all rounds (from `augmentations`, :func:`augmentation_records`).
     Every variant the paper prints has its row on every pool, ours empty and noted where no run is recorded."""
-    rows = []
     plan = profile.compositional
     method = plan.da_methods[0]
-    for (m, dataset, variant), rounds in da.items():
-        if m != method or not grid.is_comdiv(dataset):
-            continue
-        pool = dataset.split("-")[0]
-        kept = ((augmentations or {}).get((m, dataset, variant)) or {}).get("kept")
-        added = {f"kept, operation {op}": float("nan") if kept is None else
-                 sum(row["meta"].get("operation") == op for row in kept) for op in (1, 2)}
-        rows.append({"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
-                     "paper (MathEN)": PAPER_TABLE4[variant][0 if pool == "math23k" else 1],
-                     "ours": accuracy(rounds[-1]), "ours, best test epoch": accuracy(rounds[-1], "peer"),
-                     "ours without DA": accuracy(rounds[0]), **added, "run dataset": dataset,
-                     "note": ENSEMBLE if len(rounds[-1]) > 1 else ""})
-    ran = {(row["dataset"], row["variant"]) for row in rows}
+    ran = {(dataset.split("-")[0], variant): (dataset, rounds) for (m, dataset, variant), rounds in da.items()
+           if m == method and grid.is_comdiv(dataset)}
+    rows = []
     for pool in ("math23k", "mawps"):
-        label = datasets.LABELS[pool]
         for variant, values in PAPER_TABLE4.items():
-            if (label, variant) not in ran:
-                operation = variant.removeprefix("− Operation ")
-                why = ("not run: this profile trains no " + PAPER_NAMES[pool] if pool not in plan.pools else
-                       f"not run: this profile's +DA uses operation {plan.da_operations[0]} only"
-                       if operation.isdigit() and len(plan.da_operations) == 1 else "no run recorded")
-                rows.append({"method": method, "dataset": label, "variant": variant,
-                             "paper (MathEN)": values[0 if pool == "math23k" else 1], "run dataset": "",
-                             "note": why})
+            row = {"method": method, "dataset": datasets.LABELS[pool], "variant": variant,
+                   "paper (MathEN)": values[0 if pool == "math23k" else 1], "run dataset": ""}
+            if (pool, variant) in ran:
+                dataset, rounds = ran[(pool, variant)]
+                kept = ((augmentations or {}).get((method, dataset, variant)) or {}).get("kept")
+                rows.append({**row, "ours": accuracy(rounds[-1]), "ours, best test epoch": accuracy(rounds[-1], "peer"),
+                             "ours without DA": accuracy(rounds[0]), "run dataset": dataset,
+                             **{f"kept, operation {op}": None if kept is None else
+                                sum(problem["meta"].get("operation") == op for problem in kept) for op in (1, 2)},
+                             "note": ENSEMBLE if len(rounds[-1]) > 1 else ""})
+                continue
+            operation = variant.removeprefix("− Operation ")
+            rows.append({**row, "note": "not run: this profile trains no " + PAPER_NAMES[pool] if pool not in plan.pools
+                         else f"not run: this profile's +DA uses operation {plan.da_operations[0]} only"
+                         if operation.isdigit() and len(plan.da_operations) == 1 else "no run recorded"})
     return pd.DataFrame(rows, columns=["method", "dataset", "variant", "paper (MathEN)", "ours",
                                        "ours, best test epoch", "ours without DA", "kept, operation 1",
-                                       "kept, operation 2", "run dataset", "note"])
+                                       "kept, operation 2", "run dataset", "note"]
+                        ).astype({"kept, operation 1": "Int64", "kept, operation 2": "Int64"})
 
 
 def iterations(da: dict) -> pd.DataFrame:
