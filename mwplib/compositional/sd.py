@@ -54,12 +54,18 @@ def sd_split(language: str, seed: int = 0, build: str = "proofread") -> Split:
     return Split(f"sd-{language}", tuple(fit), made.test, tuple(validation))
 
 
-def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
-    """SD's atom and compound divergence, its quantities clustered with the k chosen for its source pool."""
+def _clustered(language: str, seed: int, draw: int) -> tuple[synthesis.SDSet, dict[str, atoms.Structure]]:
+    """SD and its atoms and compounds, its quantities clustered under k-means `draw` with the k chosen for its
+    source pool."""
     made = sd_set(language)
     problems = [*made.train, *made.test]
     k = datasets.chosen_k("math23k" if language == "zh" else "mawps", seed)
-    structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, seed))
+    return made, atoms.structures(problems, atoms.cluster_quantities(problems, k, draw))
+
+
+def sd_divergence(language: str, seed: int = 0) -> splits.SplitIds:
+    """SD's atom and compound divergence, its quantities clustered with the k chosen for its source pool."""
+    made, structs = _clustered(language, seed, seed)
     return splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test], structs)
 
 
@@ -67,12 +73,9 @@ def sd_redrawn(language: str, seed: int = 0) -> pd.DataFrame:
     """SD's divergences re-measured as Table I re-measures the pools' splits: its quantities clustered anew under
     each held-out k-means draw (`datasets.draws`), under both α conventions (`divergence.CONVENTIONS`); rows of
     draw, α, DBCA^a, DBCA^c."""
-    made = sd_set(language)
-    problems = [*made.train, *made.test]
-    k = datasets.chosen_k("math23k" if language == "zh" else "mawps", seed)
     rows = []
     for draw in datasets.draws(seed, held_out=True):
-        structs = atoms.structures(problems, atoms.cluster_quantities(problems, k, draw))
+        made, structs = _clustered(language, seed, draw)
         for convention, alphas in CONVENTIONS.items():
             measured = splits.measure(f"sd-{language}", [p.id for p in made.train], [p.id for p in made.test],
                                       structs, alphas)
