@@ -44,3 +44,11 @@ def test_many_flawed_problems_in_use_are_sampled_and_the_superseded_sample_is_se
     assert set(shown["group"]) == {"SD-zh, proofread", "augmented sd-zh, the paper's protocol"}
     assert shown.equals(audit.audit_flawed(n=4, seed=1))
     assert not shown.equals(audit.audit_flawed(n=4, seed=2))
+
+
+def test_quicks_gated_augmentations_are_not_in_use_under_a_profile_without_their_run():
+    quick, full = audit.audit_flawed("quick"), audit.audit_flawed("full")
+    augmented = full["group"].str.startswith("augmented") & full["group"].str.contains("shared evidence")
+    assert augmented.any() and set(full.loc[augmented, "data"]) == {"quick's +DA only"}
+    assert set(quick.loc[augmented, "data"]) == {"in use"}  # the same rows: the sample does not depend on profile
+    assert set(full.loc[full["group"].str.startswith("SD"), "data"]) - {"superseded"} == {"in use"}

@@ -161,21 +161,31 @@ def audit_shares() -> pd.DataFrame:
 FLAWED_IN_USE_MAX = 12
 
 
-def _flawed(names: Iterable[str]) -> pd.DataFrame:
-    tables = _audit_tables(names)
-    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
+def _data(name: str, profile: str) -> str:
+    """Whether audit `name` judged data `profile`'s tables use: SD's proofread build is every profile's; a gated
+    augmentation is the +DA run of the profile its name says (``augmented-quick-…``), and no other's."""
+    if name not in IN_USE:
+        return "superseded"
+    owner = name.split("-")[1] if name.startswith("augmented-") else profile
+    return "in use" if owner == profile else f"{owner}'s +DA only"
+
+
+def _flawed(names: Iterable[str], profile: str) -> pd.DataFrame:
+    tables = [judged(name).assign(data=_data(name, profile)) for name in names if path(name).exists()]
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=[*COLUMNS, "data"])
     return table[table["verdict"] == "flawed"]
 
 
-def audit_flawed(n: int = 6, seed: int = 0) -> pd.DataFrame:
+def audit_flawed(profile: str = "quick", n: int = 6, seed: int = 0) -> pd.DataFrame:
     """The problems the audit judged flawed, with the first criterion each fails, for the reader to check: every
     one of the groups Tables I–IV use (:data:`IN_USE`; a seeded :data:`FLAWED_IN_USE_MAX` of them were there more),
-    then a seeded `n` of the superseded groups', each row labelled by its group and whether its data are in use."""
-    in_use = _flawed(IN_USE)
+    then a seeded `n` of the superseded groups', each row labelled by its group and whether `profile`'s tables use
+    its data (a gated augmentation belongs to the profile whose +DA run made it)."""
+    in_use = _flawed(IN_USE, profile)
     if len(in_use) > FLAWED_IN_USE_MAX:
         in_use = in_use.sample(FLAWED_IN_USE_MAX, random_state=seed).sort_index()
-    superseded = _flawed(name for name in AUDITS if name not in IN_USE)
+    superseded = _flawed((name for name in AUDITS if name not in IN_USE), profile)
     superseded = superseded.sample(min(n, len(superseded)), random_state=seed)
-    out = pd.concat([in_use.assign(data="in use"), superseded.assign(data="superseded")], ignore_index=True)
+    out = pd.concat([in_use, superseded], ignore_index=True)
     out["group"] = [_group_label(g) for g in out["group"]]
     return out[["data", "group", "text", "expression", "reason"]]
