@@ -118,8 +118,6 @@ PROFILES: dict[str, Profile] = {
                     compositional=CompositionalPlan(
                         methods=("LSTM", "Transformer", "MathEN", "GTS"), pools=("mawps", "math23k"), sd=("zh", "en"),
                         da_methods=("MathEN", "GTS"), da_iterations=7, ablation=True,
-                        comdiv="comdiv",  # its cells were trained before the pooled split existed (GTS's on
-                        # the CPU, the others' on a lent GPU)
                         ladder=("ladder-target0.40", "ladder-target0.50", "ladder-target0.60", "ladder-target0.70",
                                 "ladder-target0.90", "max"))),
 }
