@@ -77,7 +77,7 @@ def evidence(findings: pd.DataFrame) -> pd.Series:
     :data:`findings.INTERVAL` ("0.286 to 0.971"), else ""."""
     none = pd.Series(float("nan"), index=findings.index)
     p = pd.to_numeric(findings.get("p", none), errors="coerce")
-    interval = findings.get(INTERVAL, none).fillna("").astype(str)
+    interval = findings.get(INTERVAL, none).astype(object).fillna("").astype(str)
     return pd.Series([f"p = {p_value(x)}" if not pd.isna(x) else i for x, i in zip(p, interval)], index=findings.index,
                      dtype=object)
 

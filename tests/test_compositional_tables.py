@@ -181,7 +181,7 @@ def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
     profile = replace(full, compositional=replace(full.compositional, pools=("mawps",), sd=()))
     plan = grid.plan(profile)
     assert not plan.duplicated(["part", "method", "dataset", "model"]).any()
-    mathen = plan[(plan["method"] == "MathEN") & (plan["dataset"] == "mawps-comdiv")]
+    mathen = plan[(plan["method"] == "MathEN") & (plan["dataset"] == f"mawps-{profile.compositional.comdiv}")]
     # MathEN's members are runs of their own (normalised targets), not LSTM's and the Transformer's
     assert sorted(mathen[mathen["part"] == "table2"]["model"]) == ["convs2s", "seq2seq", "transformer"]
     assert dict(zip(mathen["part"], mathen["runs"])) == {"table2": 1, "+DA": 7, "− DataRanker": 1}  # operation 2
