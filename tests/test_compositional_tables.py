@@ -101,11 +101,13 @@ def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
     runs, da, table2 = tables
     no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
     paired = comparisons.paired_tests(runs, da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
-    claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired).set_index("comparison")
+    claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired)
+    claims = claims.set_index("comparison")
     assert claims.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise")
     assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
         "within noise (the gain on SD test is)")
-    unpaired = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame()).set_index("comparison")
+    unpaired = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame())
+    unpaired = unpaired.set_index("comparison")
     assert unpaired.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == "yes"
 
 
@@ -236,8 +238,8 @@ def test_the_full_grid_runs_end_to_end_at_smoke_size():
     # the plan's rungs per pool (I.I.D., ComDiv, the top), and any other rung a smoke run recorded before
     assert len(ladder) >= 2 * (2 + len(profile.compositional.ladder))
     assert (ladder.groupby("dataset")["split"].apply(lambda s: (s == "max").any())).all()
-    claims = compositional_findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da), table4,
-                                    ladder)
+    claims = compositional_findings.compositional(experiments.table2(runs, da, profile), experiments.table3(runs, da),
+                                                  table4, ladder)
     assert claims["finding"].nunique() == 8  # every claim of the paper that compositional_findings.compositional checks
 
 
@@ -334,7 +336,8 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     assert (table["+DA"], table["base, own epochs"], table["base, equal steps"]) == (60.0, 50.0, 70.0)
     assert table["+DA − base, equal steps"] == -10.0 and table["McNemar p"] == "1"  # p6 alone: 1 of 1
     paired = comparisons.paired_tests(runs, da, {("GTS", "mawps-comdiv-pooled"): [same]})
-    assert paired[["a", "b"]].values.tolist()[:2] == [["GTS+DA", "GTS"], ["GTS+DA", "GTS" + compositional_findings.EQUAL_STEPS]]
+    equal_steps = "GTS" + compositional_findings.EQUAL_STEPS
+    assert paired[["a", "b"]].values.tolist()[:2] == [["GTS+DA", "GTS"], ["GTS+DA", equal_steps]]
     no_table3 = pd.DataFrame(columns=["method", "part", "n", "paper", "ours"])
     claims = compositional_findings.compositional(table2, no_table3, pd.DataFrame(), pd.DataFrame(), paired)
     row = claims[claims["finding"].str.contains("equal optimizer steps")].iloc[0]
