@@ -104,8 +104,9 @@ def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired)
     claims = claims.set_index("comparison")
     assert claims.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise")
+    own = claims.loc["GTS+DA − GTS: SD test", "holds"]  # "within noise (McNemar p = 0.50, n = 10)"
     assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == (
-        "within noise (the gain on SD test is)")
+        f"within noise (the SD test gain itself: {own[len('within noise ('):-1]})")
     unpaired = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame())
     unpaired = unpaired.set_index("comparison")
     assert unpaired.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", "holds"] == "yes"
@@ -152,7 +153,7 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
     assert judged(200) == "yes"  # 10 points of the paper's 14.2
     assert judged(100) == "smaller (0.35 of the paper's)"  # 5 points: beyond noise, under half the paper's
     # as under quick: no gain on SD, a loss on ComDiv: the difference is beyond noise, yet DA does not help on SD
-    assert judged(0, comdiv_gain=-200) == "within noise (the gain on SD test is)"
+    assert judged(0, comdiv_gain=-200) == "within noise (the SD test gain itself: McNemar p = 1.00, n = 2000)"
 
 
 def test_the_committed_quick_grid_is_found_by_the_cli_plan(capsys):
@@ -380,7 +381,8 @@ def test_da_benefiting_structural_compositions_more_is_judged_by_its_interval():
     assert row["paper"] == pytest.approx(13.9 - 12.5) and row["ours"] == pytest.approx(20.0 - 2.5)
     assert (row["holds"], row[findings.INTERVAL]) == ("yes", "4.000 to 30.000")
     # a gain on structural within noise (or a loss) cannot carry the claim: a loss on lexical would make it alone
-    assert judged(parts.assign(**{"structural McNemar p": 0.3}))["holds"] == "within noise (the gain on structural is)"
+    assert judged(parts.assign(**{"structural McNemar p": 0.3}))["holds"] == (
+        "within noise (the structural gain itself: McNemar p = 0.30)")
     assert judged(parts.assign(**{"structural gain": -5.0}))["holds"] == "no (DA lowers structural)"
     table3.loc[table3["part"] == "lexical", "n"] = 12
     assert judged(parts)["holds"] == "not shown (n = 12 < 20)"

@@ -78,7 +78,8 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                 if not side_rows(gains, interval).empty:  # two gains on two test sets: the interval tests them
                     row = within_interval(row, gains, **interval)
                 if helps["holds"].startswith("within noise") and row["holds"] == "yes":
-                    row["holds"] = "within noise (the gain on SD test is)"  # the most of a gain that may be none
+                    # the most of a gain that may be none: say whose noise, with its own test
+                    row["holds"] = f"within noise (the SD test gain itself: {_detail(helps['holds'])})"
                 rows.append(row)
     for k in distinct(table3, ["method"]):
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
@@ -97,7 +98,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
         if row["holds"] == "yes" and not found.empty:  # a loss on lexical alone must not make it
             gain, p = found["structural gain"].iloc[0], found["structural McNemar p"].iloc[0]
             if p >= SIGNIFICANCE:
-                row["holds"] = "within noise (the gain on structural is)"
+                row["holds"] = f"within noise (the structural gain itself: McNemar p = {p:.2f})"
             elif gain < 0:
                 row["holds"] = "no (DA lowers structural)"
         rows.append(row)
@@ -124,3 +125,8 @@ def _cell_dataset(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
     """The ``run dataset`` of the one row of `table` matching `keys` ("" when none does)."""
     rows = matching(table, keys)
     return str(rows["run dataset"].iloc[0]) if len(rows) else ""
+
+
+def _detail(holds: str) -> str:
+    """What a verdict says in its brackets ("McNemar p = 0.10, n = 446" of "within noise (McNemar p = …)")."""
+    return holds[holds.index("(") + 1:-1] if holds.endswith(")") and "(" in holds else holds
