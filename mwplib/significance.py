@@ -77,15 +77,24 @@ def rel_gap_difference(iid: tuple[Correctness, Correctness], comdiv: tuple[Corre
     """Rel. Gap (Acc_I.I.D. / Acc_ComDiv − 1) of method a minus method b, each pair scored on one I.I.D. and one
     ComDiv test set, with a 95 % bootstrap interval: both test sets resampled (independently of each other,
     paired between the methods), so a rank of two gaps (Lan et al.'s "GTS has the lowest Rel. Gap") can be told
-    from test-set noise."""
+    from test-set noise. Resampling problems only moves how many fall in each of four kinds (both right, only a,
+    only b, neither), so the counts are drawn, as in `_paired_draws`. A draw in which a method solves no ComDiv
+    problem has no gap and is left out of the interval; a method that solves none at all raises ValueError."""
     rng = np.random.default_rng(seed)
     rates = []
     for a, b in (iid, comdiv):
         same_ids(a, b, "rel_gap_difference")
-        correct = np.array([[bool(a[i]), bool(b[i])] for i in a], dtype=float)
-        draws = rng.integers(0, len(correct), size=(resamples, len(correct)))
-        rates.append((correct.mean(axis=0), correct[draws].mean(axis=1)))  # (a, b) accuracy, whole and resampled
+        if not a:
+            raise ValueError("rel_gap_difference: no problems to compare")
+        kinds = [sum(bool(a[i]) == x and bool(b[i]) == y for i in a) for x, y in
+                 ((True, True), (True, False), (False, True), (False, False))]
+        counts = rng.multinomial(len(a), np.array(kinds) / len(a), size=resamples)
+        both, only_a, only_b = counts[:, 0], counts[:, 1], counts[:, 2]
+        rates.append((np.array([kinds[0] + kinds[1], kinds[0] + kinds[2]]) / len(a),
+                      np.stack([both + only_a, both + only_b], axis=1) / len(a)))  # (a, b): whole, resampled
     (iid_rate, iid_draws), (comdiv_rate, comdiv_draws) = rates
+    if not comdiv_rate.all():
+        raise ValueError("rel_gap_difference: a method solves no ComDiv problem, so its Rel. Gap is undefined")
     with np.errstate(divide="ignore", invalid="ignore"):
         gaps = iid_draws / comdiv_draws - 1
         spread = gaps[:, 0] - gaps[:, 1]

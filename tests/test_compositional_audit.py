@@ -52,3 +52,23 @@ def test_quicks_gated_augmentations_are_not_in_use_under_a_profile_without_their
     assert augmented.any() and set(full.loc[augmented, "data"]) == {"quick's +DA only"}
     assert set(quick.loc[augmented, "data"]) == {"in use"}  # the same rows: the sample does not depend on profile
     assert set(full.loc[full["group"].str.startswith("SD"), "data"]) - {"superseded"} == {"in use"}
+
+
+def test_each_augmentation_audit_covers_exactly_the_sample_drawn_again_from_a_committed_record():
+    """The module's promise: anyone can redraw an audit's sample and check that the judgements cover exactly it.
+    Each augmented table is the per-operation sample (`audit.augmentation_audit_rows`) of the first round of one
+    committed +DA record of `quick` (gated with shared evidence ≥ 3, or the paper's protocol without)."""
+    from mwplib import paths
+    from mwplib.records import read_record
+
+    records = [read_record(f) for f in sorted((paths.runs_dir("quick") / "augmentation").glob("*/*.json.gz"))]
+    names = [name for name in audit.AUDITS if name.startswith("augmented-")]
+    assert len(names) == 4 and records
+    for name in names:
+        gated = "-gated-" in name
+        ids = list(audit.judged(name)["id"])
+        samples = [audit.augmentation_audit_rows(record, 3 if gated else 0) for record in records]
+        drawn = [rows for rows in samples if [row["id"] for row in rows] == ids]
+        assert drawn, f"{name}: no committed +DA record's sample has its ids"
+        audit.judged(name, drawn[0])  # the checks of `judged` against the sample drawn again
+        assert drawn[0][0]["group"] == audit.judged(name)["group"].iloc[0]

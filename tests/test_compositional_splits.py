@@ -83,6 +83,14 @@ def test_greedy_split_is_deterministic_and_seeded():
     assert splits.iid_split("a", pool, 24, seed=3) != splits.iid_split("a", pool, 24, seed=4)
 
 
+def test_greedy_split_takes_any_test_size_that_leaves_each_side_a_problem():
+    small = dict(list(_pool().items())[:6])
+    assert len(splits.greedy_split("a", small, 5).train) == 1  # one training problem: allowed
+    for n_test in (0, 6):
+        with pytest.raises(ValueError, match=f"cannot put {n_test} of 6 problems in test"):
+            splits.greedy_split("a", small, n_test)
+
+
 def test_ladder_rises_with_its_targets():
     rungs = splits.ladder("l", _pool(), 24, [0.2, 0.5, 0.8])
     values = [r.compound_divergence for r in rungs]
@@ -131,3 +139,15 @@ def test_pooled_comdiv_keeps_the_bounds_under_every_redrawn_clustering():
     again = splits.measure("again", [*record["train"], *record["validation"]], record["test"], structs)
     assert (round(again.atom_divergence, 6), round(again.compound_divergence, 6)) == (rows[0]["DBCA^a"],
                                                                                       rows[0]["DBCA^c"])
+
+
+def test_a_damaged_split_file_is_named_not_a_raw_error(tmp_path):
+    from mwplib.compositional import datasets
+
+    path = tmp_path / "mawps-comdiv-seed0.json"
+    for text, says in (("{not json", "unreadable split file"),
+                       ('{"train": []}', r"damaged split file \(no validation, test\)"),
+                       ("[1, 2]", r"damaged split file \(a JSON list\)")):
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(datasets.SplitFileError, match=f"{path.name}: {says}"):
+            datasets.read_split_file(path, ("train", "validation", "test"))

@@ -100,7 +100,7 @@ def test_a_loss_across_two_test_sets_holds_only_beyond_fishers_test():
 def test_da_helps_most_on_sd_only_where_the_gain_on_sd_is_beyond_noise(tables):
     runs, da, table2 = tables
     no_table = pd.DataFrame(columns=["method", "part", "paper", "ours"])
-    paired = comparisons.paired_tests(runs, da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
+    paired = comparisons.paired_tests(da)  # 3 of 10 against 1 of 10, on 10 problems: p = 0.5
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired)
     claims = claims.set_index("comparison")
     assert claims.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise")
@@ -124,7 +124,7 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
     assert gains["gain on SD − gain on pool"].iloc[0] == pytest.approx(10.0)
     low, high = gains[["ci_low", "ci_high"]].iloc[0]
     assert low < 0 < high
-    paired = comparisons.paired_tests(runs, da)
+    paired = comparisons.paired_tests(da)
     claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(), paired,
                                                   gains=gains).set_index("comparison")
     assert claims.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv", ["holds", findings.INTERVAL]].tolist() == [
@@ -143,7 +143,7 @@ def test_da_helps_most_on_sd_holds_only_where_the_interval_of_the_two_gains_excl
         gains = comparisons.da_gain_intervals(da)
         interval = f"{gains['ci_low'].iloc[0]:.3f} to {gains['ci_high'].iloc[0]:.3f}"
         claims = compositional_findings.compositional(table2, no_table, pd.DataFrame(), pd.DataFrame(),
-                                                      comparisons.paired_tests(runs, da), gains=gains)
+                                                      comparisons.paired_tests(da), gains=gains)
         by = claims.set_index("comparison")
         assert by.loc["GTS+DA − GTS: SD test", "holds"].startswith("within noise") == (not sd_gain)  # McNemar's alone
         row = by.loc["GTS+DA: gain on SD test − gain on MAWPS ComDiv"]
@@ -194,6 +194,30 @@ def test_the_full_plan_counts_every_round_and_lists_each_run_once(monkeypatch):
     assert gts.loc["table2", "estimated minutes"] == pytest.approx(0.01 * n_train * 100 / 60)
     assert gts.loc["+DA", "estimated minutes"] == pytest.approx(7 * 0.01 * n_train * 100 / 60)
     assert plan[plan["model"] != "gts"]["estimated minutes"].isna().all()  # no speed recorded for them
+
+
+def test_a_pending_chain_without_the_ranker_is_timed_at_its_last_rounds_size(monkeypatch):
+    """− DataRanker trains one run, on the set its T unranked rounds grew to (`grid._round_sets`), not on the first
+    round's; the ranked +DA trains one run per round, each at its round's size."""
+    from dataclasses import replace
+
+    from mwplib import runs
+    from mwplib.profiles import PROFILES
+
+    monkeypatch.setattr(runs, "recorded_speeds", lambda device=None: {("seq2seq", "scratch"): [0.01]})
+    monkeypatch.setattr(runs, "run_path", lambda spec, key, profile: runs.paths.RESULTS / "nowhere" / key)
+    monkeypatch.setattr(runs, "epochs_done", lambda key: 0)
+    monkeypatch.setattr(grid, "_growth", lambda chains: 0.5)  # each round keeps half as many problems again
+    full = PROFILES["full"]
+    profile = replace(full, compositional=replace(full.compositional, pools=("mawps",), sd=(), da_iterations=3))
+    plan = grid.plan(profile)
+    comdiv = f"mawps-{profile.compositional.comdiv}"
+    seq2seq = plan[(plan["method"] == "MathEN") & (plan["dataset"] == comdiv) & (plan["model"] == "seq2seq")]
+    minutes = seq2seq.set_index("part")["estimated minutes"]
+    n = len(grid.datasets_for(profile)[comdiv].train)
+    per_problem = 0.01 * 100 / 60  # the recorded speed × 100 epochs, in minutes
+    assert minutes["− DataRanker"] == pytest.approx(round(n * 1.5 ** 3) * per_problem)
+    assert minutes["+DA"] == pytest.approx(sum(round(n * 1.5 ** r) for r in (1, 2, 3)) * per_problem)
 
 
 def test_quick_trains_only_its_plan_and_shows_what_else_is_recorded(monkeypatch):
@@ -315,6 +339,29 @@ def test_sd_runs_train_the_plans_own_epochs_without_early_stopping():
     assert (sd.epochs, sd.patience) == (30, 0) and (mawps.epochs, mawps.patience) == (10, 2)
 
 
+def test_the_base_stands_in_for_its_equal_steps_control_only_if_it_ran_those_epochs(monkeypatch):
+    """Round 0 is reused as the control only when it made the steps the control must: a round 0 that stopped early
+    at 6 of its 10 configured epochs is not a 10-epoch control, so the control is looked up (here: trained)."""
+    from mwplib.compositional import training
+
+    quick = get_profile("quick")
+    grown = {**record(6, n_train=1429), "spec": {"config": {"batch_size": 64}, "epochs": 10}}
+    grown["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 11)]  # 10 epochs of the base's size
+    cell = ("GTS", "mawps-comdiv-pooled", "+DA", {}, True, ([None] * 1429, [], []))
+    monkeypatch.setattr(grid, "_da_cells", lambda profile, seed: iter([cell]))
+    asked = []
+    monkeypatch.setattr(training, "train_method", lambda *args, epochs, **kw: asked.append(epochs) or ["control"])
+
+    def control(epochs_run: int) -> list:
+        base = {**record(5, n_train=1429), "spec": {"config": {"batch_size": 64}, "epochs": 10}}
+        base["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, epochs_run + 1)]
+        return grid.equal_steps_runs({("GTS", "mawps-comdiv-pooled", "+DA"): [[base], [grown]]}, quick)[
+            ("GTS", "mawps-comdiv-pooled")]
+
+    assert control(10)[0]["history"][-1]["epoch"] == 10 and asked == []  # round 0 made the steps: it is the control
+    assert control(6) == ["control"] and asked == [10]  # stopped early at 6: a control of 10 epochs is looked up
+
+
 def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tables):
     """Issue 47: "DA helps" compared a +DA run that made more updates than its base; the control trains the base for
     the steps the +DA run made, and its finding is a row of its own, tested like the others."""
@@ -325,7 +372,8 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     grown["spec"] = {"config": {"batch_size": 64}, "epochs": 10}
     grown["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 11)]
     assert grid.steps([grown]) == 10 * 25  # ⌈1543 / 64⌉ batches an epoch
-    assert training.spec("GTS", "gts", "mawps-comdiv-pooled", quick, epochs=11).epochs == 11
+    control = training.spec("GTS", "gts", "mawps-comdiv-pooled", quick, epochs=11)
+    assert (control.epochs, control.patience) == (11, 0)  # early stopping would cut the steps it must match
     same = {**record(7, n_train=1429), "spec": grown["spec"]}
     same["history"] = [{"epoch": e, "val_accuracy": 0.5} for e in range(1, 12)]
     runs, da, table2 = tables
@@ -336,7 +384,7 @@ def test_da_is_also_tested_against_its_base_trained_as_many_optimizer_steps(tabl
     assert (table["+DA steps"], table["base steps"]) == (250, 11 * 23)  # 253: within a batch's worth per epoch
     assert (table["+DA"], table["base, own epochs"], table["base, equal steps"]) == (60.0, 50.0, 70.0)
     assert table["+DA − base, equal steps"] == -10.0 and table["McNemar p"] == "1"  # p6 alone: 1 of 1
-    paired = comparisons.paired_tests(runs, da, {("GTS", "mawps-comdiv-pooled"): [same]})
+    paired = comparisons.paired_tests(da, {("GTS", "mawps-comdiv-pooled"): [same]})
     equal_steps = "GTS" + compositional_findings.EQUAL_STEPS
     assert paired[["a", "b"]].values.tolist()[:2] == [["GTS+DA", "GTS"], ["GTS+DA", equal_steps]]
     no_table3 = pd.DataFrame(columns=["method", "part", "n", "paper", "ours"])
@@ -402,6 +450,9 @@ def test_part_gain_intervals_split_sd_test_by_composition(monkeypatch):
     assert table["gain on structural − gain on lexical"] == pytest.approx(50.0 - 25.0)
     assert table["ci_low"] <= 25.0 <= table["ci_high"]
     assert table["structural gain"] == pytest.approx(50.0) and table["structural McNemar p"] == 0.25  # 3 of 3
+    stranger = {"predictions": [*base["predictions"], {"id": "p99", "correct": True}]}  # scored on another SD build
+    with pytest.raises(ValueError, match="1 problem.*SD-zh test are not in its test set.*'p99'"):
+        comparisons.part_gain_intervals({("GTS", "sd-zh", "+DA"): [[stranger], [with_da]]})
 
 
 def test_table1_rows_carry_the_spread_over_redrawn_clusterings_under_both_conventions():
@@ -415,3 +466,18 @@ def test_table1_rows_carry_the_spread_over_redrawn_clusterings_under_both_conven
     assert rows.loc["DBCA^c", "re-drawn worst"] == 0.6 and rows.loc["DBCA^a", "re-drawn worst"] == 0.02
     assert rows.loc["DBCA^c, α = 0.1 (Keysers et al.)", "ours"] == pytest.approx(0.6)
     assert rows.loc["DBCA^a, α = 0.5 (Keysers et al.)", "re-drawn worst"] == 0.05
+
+
+def test_damaged_augmentation_and_run_records_are_named_not_raw_errors():
+    from mwplib.compositional import training
+    from mwplib.records import DamagedRecord
+
+    with pytest.raises(DamagedRecord, match=r"augmentation record k1 \(sd-zh\): damaged \(KeyError"):
+        training.grown_sets([], {"key": "k1", "dataset": "sd-zh", "kept": [{"id": "a"}], "rounds": [{"kept": 1}]})
+    with pytest.raises(DamagedRecord, match=r"augmentation record k2 \(sd-zh\): damaged \(KeyError: 'rounds'"):
+        training.grown_sets([], {"key": "k2", "dataset": "sd-zh", "kept": []})
+    run = {**record(5), "key": "r1"}
+    run["metrics"] = {**run["metrics"], "best_epoch": 7}  # an epoch its history lacks
+    with pytest.raises(DamagedRecord, match="run r1: no history entry for its chosen epoch 7"):
+        experiments.validation_accuracy([run])
+    assert experiments.validation_accuracy([record(5)]) == pytest.approx(90.0)

@@ -2,6 +2,7 @@
 (mwplib.significance)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mwplib.significance import sign_test, unpaired_difference
@@ -35,6 +36,17 @@ def test_rel_gap_difference_is_the_gaps_difference_with_an_interval_that_shrinks
     assert small["ci_low"] < small["difference"] < small["ci_high"]
     large = rel_gap_difference(sides(2000, 1600, 1600), sides(2000, 800, 1200))
     assert large["ci_low"] > 0 and large["ci_high"] - large["ci_low"] < small["ci_high"] - small["ci_low"]
+    # drawing the four kinds' counts is the bootstrap of problems: the interval of resampling problems by index
+    rng, iid = np.random.default_rng(1), sides(60, 45, 40)
+    comdiv = ({i: i % 3 > 0 for i in range(60)}, {i: i % 2 > 0 for i in range(60)})
+    arrays = [np.array([[a[i], b[i]] for i in a], dtype=float) for a, b in (iid, comdiv)]
+    draws = [m[rng.integers(0, 60, size=(20_000, 60))].mean(axis=1) for m in arrays]
+    gaps = draws[0] / draws[1] - 1
+    reference = np.percentile(gaps[:, 0] - gaps[:, 1], [2.5, 97.5])
+    counted = rel_gap_difference(iid, comdiv, resamples=20_000)
+    assert [counted["ci_low"], counted["ci_high"]] == pytest.approx(list(reference), abs=0.03)
+    with pytest.raises(ValueError, match="solves no ComDiv problem"):
+        rel_gap_difference(sides(20, 16, 16), sides(20, 0, 12))
 
 
 def test_the_sign_test_is_an_exact_binomial_and_one_without_disagreements() -> None:

@@ -1,6 +1,6 @@
 """Compositional generalization in math word problem solving (Lan et al. 2022), notebook 07.
 
-Modules, each building on those before it (ARCHITECTURE.md has a row each): `divergence` (Chernoff coefficient,
+Modules, in the order the method runs (ARCHITECTURE.md has a row each): `divergence` (Chernoff coefficient,
 atom and compound divergence), `atoms` (quantities labelled by the cluster of their context; atoms and compounds of
 an expression tree), `splits` (the greedy DBCA split, I.I.D. splits, the divergence ladder, split files),
 `datasets` (the pools and their split files), `sentences` (a problem as sentences with their numbers; new problems

@@ -31,8 +31,8 @@ class AuditError(ValueError):
 
 
 def stratified(rows: Sequence[Mapping[str, Any]], stratum: str, n: int, seed: int) -> list[Mapping[str, Any]]:
-    """At least `n` rows (all when there are fewer), drawn round-robin over the strata so that every stratum is
-    represented, each stratum shuffled by `seed`; returned in the rows' own order."""
+    """Exactly `n` rows (all when there are fewer), drawn round-robin over the strata, each shuffled by `seed`, so
+    that every stratum is represented when `n` is at least their number; returned in the rows' own order."""
     groups: dict[Any, list[int]] = defaultdict(list)
     for i, row in enumerate(rows):
         groups[row[stratum]].append(i)
@@ -60,7 +60,7 @@ def augmentation_rows(kept: Iterable[Mapping[str, Any]], group: str) -> list[dic
 
 
 def per_operation(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> list[Mapping[str, Any]]:
-    """At least `n` rows of every operation (all of them where fewer were kept)."""
+    """`n` rows of every operation (all of them where fewer were kept): a sample per operation, not one shared."""
     by_operation: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
         by_operation[row["stratum"]].append(row)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..nlp import spacy_pipeline
-from .sentences import is_chinese
+from .sentences import CJK, is_chinese
 
 #: operation cues of a question, by what they ask for; each admits the operations after it
 _ASKS = {
@@ -51,7 +51,6 @@ _COMPARES = (re.compile(r"比"), re.compile(r"\b(more|less|fewer) than\b", re.I)
 _STATES_REST = (re.compile(r"剩|余下|其余|还有|还要|还需"), re.compile(r"\b(left|remain|remaining|rest)\b", re.I))
 #: English nouns that name no object of their own
 _GENERIC = frozenset({"number", "total", "amount", "sum", "time", "lot", "all", "rest", "part", "fraction"})
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Chinese characters that carry no object: particles, pronouns, numerals, question words and operation cues
 _FUNCTION_CHARACTERS = frozenset("的了是有多少几个还剩下余共一二两三四五六七八九十百千万亿零半总平均每求问么那这它他她们和与及"
                                  "比又再就可以能要需将把被给到在为从对该其各另原现已经再才都也则而且或若倍差相同样没"
@@ -74,7 +73,7 @@ def noun_sets(texts: Sequence[str]) -> list[frozenset[str]]:
     english = []
     for i, text in enumerate(texts):
         if is_chinese(text):
-            out[i] = frozenset(_CJK.findall(text)) - _FUNCTION_CHARACTERS
+            out[i] = frozenset(CJK.findall(text)) - _FUNCTION_CHARACTERS
         else:
             english.append(i)
     if english:

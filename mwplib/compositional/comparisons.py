@@ -55,7 +55,7 @@ def da_pairs(da: dict) -> dict[tuple[str, str], tuple[list[dict[str, Any]], list
     return {(m, d): (rounds[0], rounds[-1]) for (m, d, v), rounds in da.items() if v == "+DA"}
 
 
-def paired_tests(runs: dict, da: dict, equal: dict | None = None) -> pd.DataFrame:
+def paired_tests(da: dict, equal: dict | None = None) -> pd.DataFrame:
     """Exact McNemar tests of every pair of Table II / IV cells scored on one test set that a finding compares:
     each +DA method against its base (:func:`da_pairs`) and, where `equal` (:func:`grid.equal_steps_runs`) has it,
     against the base at equal optimizer steps; and each Table IV ablation against the full +DA. A finding on such a
@@ -126,12 +126,12 @@ def part_gain_intervals(da: dict, language: str = "zh") -> pd.DataFrame:
     (:func:`da_pairs`) on SD test's structural part minus its gain on the lexical part, in points, with a 95 %
     bootstrap interval (`significance.gain_difference`: the two parts are different problems), and the gain on
     the structural part alone with its McNemar p: the claim needs that gain beyond noise too."""
-    kinds = {p.id: p.meta["composition"] for p in sd.sd_built(language).test}
     rows = []
     for (method, dataset), runs in da_pairs(da).items():
         if dataset != f"sd-{language}":
             continue
         scored = [correctness(r) for r in runs]
+        kinds = sd.compositions(language, scored[0])
         parts = [tuple({i: c[i] for i in c if kinds[i] == kind} for c in scored)
                  for kind in (synthesis.STRUCTURAL, synthesis.LEXICAL)]
         if all(part[0] for part in parts):

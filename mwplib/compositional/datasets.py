@@ -111,7 +111,7 @@ def draws(seed: int, held_out: bool = False) -> range:
 
 def chosen_k(dataset: str, seed: int = 0) -> int:
     """The k chosen for the pool's one-draw splits (§V-A's choice, saved in their files)."""
-    return json.loads(split_path(dataset, "comdiv", seed).read_text(encoding="utf-8"))["k"]
+    return read_split_file(split_path(dataset, "comdiv", seed), ("k",))["k"]
 
 
 def labellings(dataset: str, seed: int, held_out: bool) -> list[dict[str, atoms.Structure]]:
@@ -140,6 +140,23 @@ def split_names() -> list[str]:
     return [*ONE_DRAW, *POOLED]
 
 
+class SplitFileError(ValueError):
+    """A committed split file (``results/splits/compositional/``) that is not a JSON object with the fields read."""
+
+
+def read_split_file(path: Path, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The split file at `path`; :class:`SplitFileError` naming it when it is not JSON or lacks one of `fields`
+    (restore it with git: a split file is never made again over an existing one)."""
+    try:
+        made = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise SplitFileError(f"{path}: unreadable split file ({type(error).__name__}: {error})") from None
+    if not isinstance(made, dict) or (missing := [f for f in fields if f not in made]):
+        what = f"no {', '.join(missing)}" if isinstance(made, dict) else f"a JSON {type(made).__name__}"
+        raise SplitFileError(f"{path}: damaged split file ({what}); restore it with git")
+    return made
+
+
 def split_files(dataset: str, seed: int = 0) -> dict[str, dict[str, Any]]:
     """Every split file of a pool (made and saved the first time), by split name."""
     families = ((ONE_DRAW, make_splits, lambda: {"k": clustering(dataset, seed).k}),
@@ -152,7 +169,8 @@ def split_files(dataset: str, seed: int = 0) -> dict[str, dict[str, Any]]:
             for name, split in made.items():
                 splits.save(splits.to_json(split, problems, seed, dataset=dataset, pool=LABELS[dataset], **info),
                             split_path(dataset, name, seed))
-    return {name: json.loads(split_path(dataset, name, seed).read_text(encoding="utf-8")) for name in split_names()}
+    return {name: read_split_file(split_path(dataset, name, seed), ("train", "validation", "test"))
+            for name in split_names()}
 
 
 def redrawn_path(dataset: str, seed: int = 0) -> Path:
@@ -177,7 +195,7 @@ def redrawn(dataset: str, seed: int = 0) -> list[dict[str, Any]]:
                                  "DBCA^c": round(measured.compound_divergence, 6)})
         splits.save(json.dumps({"dataset": dataset, "seed": seed, "k": chosen_k(dataset, seed), "rows": rows},
                                indent=1) + "\n", path)
-    return json.loads(path.read_text(encoding="utf-8"))["rows"]
+    return read_split_file(path, ("rows",))["rows"]
 
 
 def as_split(dataset: str, name: str, seed: int = 0) -> Split:

@@ -18,6 +18,7 @@ import pandas as pd
 from .. import findings, outputs
 from ..metrics import percent
 from ..problem import Problem
+from ..records import DamagedRecord
 from ..profiles import Profile
 from ..text import tokenize
 from . import atoms, audit, datasets, grid, sd, synthesis, training
@@ -135,8 +136,16 @@ def accuracy(records: Sequence[dict[str, Any]], protocol: str = "ours") -> float
 
 def validation_accuracy(records: Sequence[dict[str, Any]]) -> float:
     """Validation accuracy (%) at the chosen epoch (MathEN: the mean of its members'; the paper's SD valid)."""
-    return 100 * statistics.mean(next(h["val_accuracy"] for h in r["history"] if h["epoch"] == r["metrics"]["best_epoch"])
-                                 for r in records)
+    return 100 * statistics.mean(_chosen(r)["val_accuracy"] for r in records)
+
+
+def _chosen(record: dict[str, Any]) -> dict[str, Any]:
+    """The history entry of the epoch validation chose; `DamagedRecord` naming the run when it has none."""
+    best = record["metrics"].get("best_epoch")
+    if (entry := next((h for h in record["history"] if h.get("epoch") == best), None)) is None:
+        raise DamagedRecord(f"run {record.get('key', '?')}: no history entry for its chosen epoch {best!r}; "
+                            "restore its record with git")
+    return entry
 
 
 def collapse(records: Sequence[dict[str, Any]]) -> str:
@@ -242,11 +251,11 @@ def table3(runs: dict, da: dict, language: str = "zh") -> pd.DataFrame:
     """Table III: accuracy on SD test's structural (decomposition) and lexical (reformulation) parts, for every
     method run and every method the paper prints (ours empty, noted, where no run is recorded). Ours only at the
     epoch chosen on validation: a record keeps that epoch's predictions, so a part's best test epoch is unknown."""
-    kinds = {p.id: p.meta["composition"] for p in sd.sd_built(language).test}  # an id's kind is the same proofread
     cells = {m: r for (m, d), r in runs.items() if d == f"sd-{language}"}
     cells.update({f"{m}+DA": rounds[-1] for (m, d, v), rounds in da.items() if d == f"sd-{language}" and v == "+DA"})
     scored = {m: training.correctness(r) for m, r in cells.items()}
     test = next(iter(scored.values()), {p.id: False for p in sd.sd_set(language).test})  # the runs' test set
+    kinds = sd.compositions(language, test)
     rows = []
     for method in [m for m in dict.fromkeys([*PAPER_TABLE2, *cells]) if m in cells or m in PAPER_TABLE3]:
         paper = PAPER_TABLE3.get(method, (None, None))

@@ -160,8 +160,8 @@ def equal_steps_runs(da: dict, profile: Profile, seed: int = 0, train_missing: b
                      ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """(method, run dataset) → the base method (round 0's training set) trained for the epochs that make as many
     optimizer steps as its last +DA round (`da`: :func:`da_runs`) made: a +DA run trains on more problems for the
-    same epochs, so "DA helps" compares it with a base that made fewer updates. Where the epochs come out the
-    base's own, round 0 is that run. A probe beside the grid (``python -m mwplib.compositional --equal-steps``),
+    same epochs, so "DA helps" compares it with a base that made fewer updates. Where round 0 itself ran those
+    epochs (the same steps), it is that run. A probe beside the grid (``python -m mwplib.compositional --equal-steps``),
     looked up unless `train_missing`."""
     out = {}
     for method, dataset, variant, _, _, (train, validation, test) in _da_cells(profile, seed):
@@ -169,7 +169,7 @@ def equal_steps_runs(da: dict, profile: Profile, seed: int = 0, train_missing: b
             continue
         rounds = da[(method, dataset, variant)]
         epochs = equal_steps_epochs(rounds[-1], len(train))
-        if epochs == rounds[0][0]["spec"]["epochs"]:
+        if epochs == len(rounds[0][0]["history"]):  # epochs run, not configured: early stopping may cut them
             out[(method, dataset)] = rounds[0]
         elif (base := training.train_method(method, dataset, train, validation, test, profile, seed,
                                             train_missing=train_missing, epochs=epochs)) is not None:
@@ -205,9 +205,10 @@ PLAN_COLUMNS = ["part", "method", "dataset", "model", "runs", "epochs", "epochs 
 def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataFrame:
     """Every run notebook 07 trains under `profile` that is not recorded yet, with a rough time on `device`'s kind
     (`runs.recorded_speeds`; "cuda" plans a GPU lease from a CPU box), NaN where no run of that model is timed.
-    A +DA cell whose augmentation is not made yet counts its rounds (T when ranked, 1 without the ranker), each
-    at the size the rounds recorded under this plan grew to (`_growth`: one MAWPS round kept 57 % more problems),
-    or at the base set's size where none is recorded (then a lower bound)."""
+    A +DA cell whose augmentation is not made yet counts the runs it trains (one per round, T, when ranked; without
+    the ranker, one on the last round's set), each at the size the rounds recorded under this plan grew to
+    (`_growth`: one MAWPS round kept 57 % more problems), or at the base set's size where none is recorded (then a
+    lower bound)."""
     plan_, speeds, rows = profile.compositional, runs.recorded_speeds(device), []
     cells = [(method, dataset, variant, options, parts,
               training.augmented(method, dataset, *parts, profile, seed, train_missing=False, **options))
@@ -219,12 +220,14 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
         for spec, done, minutes in training.unfinished(method, dataset, *parts, profile, speeds, seed):
             rows.append((part, method, dataset, spec.model, 1, spec.epochs, done, minutes))
 
-    def add_pending(part: str, method: str, dataset: str, n_train: int, rounds: int) -> None:
-        """Rows for the rounds of an augmentation not made yet, each timed at its expected grown size."""
-        sizes = [n_train * (1 + growth) ** r for r in range(1, rounds + 1)]
+    def add_pending(part: str, method: str, dataset: str, n_train: int, ranked: bool) -> None:
+        """Rows for the runs of an augmentation not made yet (`_round_sets`), each timed at its expected grown
+        size."""
+        grown = [n_train * (1 + growth) ** r for r in range(1, plan_.da_iterations + 1)]
+        sizes = grown if ranked else grown[-1:]
         for model in training.METHODS[method].members:
             spec = training.spec(method, model, dataset, profile, seed)
-            rows.append((part, method, dataset, model, rounds, spec.epochs, 0,
+            rows.append((part, method, dataset, model, len(sizes), spec.epochs, 0,
                          sum(runs.estimate_minutes(spec, round(n), spec.epochs, speeds) for n in sizes)))
 
     for dataset, split in datasets_for(profile, seed).items():
@@ -232,7 +235,7 @@ def plan(profile: Profile, seed: int = 0, device: str | None = None) -> pd.DataF
             add("table2", method, dataset, limited(split, profile))
     for method, dataset, variant, options, (train, validation, test), record in cells:
         if record is None:
-            add_pending(variant, method, dataset, len(train), plan_.da_iterations if options.get("ranked", True) else 1)
+            add_pending(variant, method, dataset, len(train), options.get("ranked", True))
             continue
         for grown in _round_sets(train, record, bool(options))[1:]:
             add(variant, method, dataset, (grown, validation, test))

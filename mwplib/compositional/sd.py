@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -21,10 +22,15 @@ from .divergence import CONVENTIONS
 SD_BUILDS = ("proofread", "as built")
 
 
-@functools.cache
 def sd_built(language: str, reading: str = "some", seed: int = 0, checked: bool = False) -> synthesis.SDSet:
     """SD as the synthesis builds it, from the Math23K public pool (``"zh"``, the paper's) or from MAWPS + ASDiv-A
-    (``"en"``, ours); `checked` applies `coherence`'s preconditions (tried, not adopted)."""
+    (``"en"``, ours); `checked` applies `coherence`'s preconditions (tried, not adopted). Built once per setting,
+    however the call spells it (a cache keyed on the call's spelling would build it again, spaCy pass and all)."""
+    return _sd_built(language, reading, seed, checked)
+
+
+@functools.cache
+def _sd_built(language: str, reading: str, seed: int, checked: bool) -> synthesis.SDSet:
     from .. import data
 
     if language == "zh":
@@ -38,6 +44,17 @@ def sd_built(language: str, reading: str = "some", seed: int = 0, checked: bool 
 def sd_proofread(language: str) -> proofread.Proofread:
     """SD as built, through its committed proofreading table (`proofread`), and what proofreading removed."""
     return proofread.proofread(sd_built(language), language)
+
+
+def compositions(language: str, ids: Iterable[str]) -> dict[str, str]:
+    """Each SD test problem's composition (`synthesis.STRUCTURAL` or `LEXICAL`) by id, for runs scored on SD test
+    (an id's composition is the same proofread or as built). An id SD's test set lacks (a record scored on another
+    build of SD) raises ValueError naming it."""
+    kinds = {p.id: p.meta["composition"] for p in sd_built(language).test}
+    if missing := [i for i in ids if i not in kinds]:
+        raise ValueError(f"{len(missing)} problem(s) scored on SD-{language} test are not in its test set (first: "
+                         f"{missing[0]!r}): the run was scored on another build of SD")
+    return {i: kinds[i] for i in ids}
 
 
 def sd_set(language: str, build: str = "proofread") -> synthesis.SDSet:

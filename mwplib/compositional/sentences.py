@@ -18,7 +18,7 @@ from ..data.gold import bindings, text_numbers
 from ..expr import ExpressionError, evaluate, is_slot, parse_prefix, slot_index
 from ..problem import Problem
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+CJK = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
 #: a sentence ends after . ? ! and a space, but not after a title ("Mrs. Hilt")
 _ENGLISH_END = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.?!])\s+")
 _CHINESE_END = re.compile(r"(?<=[，。？！；,;?!])(?!\d)")
@@ -43,7 +43,7 @@ class Sentence:
 
 
 def is_chinese(text: str) -> bool:
-    return bool(_CJK.search(text))
+    return bool(CJK.search(text))
 
 
 def split_text(text: str) -> list[str]:

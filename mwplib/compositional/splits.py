@@ -101,7 +101,7 @@ def greedy_split(name: str, structs: Mapping[str, Structure], n_test: int, seed:
     """The greedy DBCA split of the pool `structs` into len − `n_test` train and `n_test` test problems,
     maximising the compound divergence (or, with `target`, approaching it) under the atom bound."""
     ids = sorted(structs)
-    if not 0 < n_test < len(ids) - 1:
+    if not 0 < n_test < len(ids):  # each side needs one problem: the first two placed
         raise ValueError(f"{name}: cannot put {n_test} of {len(ids)} problems in test")
     n_sides = (len(ids) - n_test, n_test)
     atoms = _Counts([structs[i].atoms for i in ids], ATOM_ALPHA)

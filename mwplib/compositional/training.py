@@ -22,7 +22,7 @@ from .. import paths, runs
 from ..models import paper_config
 from ..problem import Correctness, Problem
 from ..profiles import Profile
-from ..records import read_record, record_path, write_record
+from ..records import DamagedRecord, read_record, record_path, write_record
 from ..repro import run_manifest
 from ..run_spec import RunSpec
 from ..solver import load_checkpoint
@@ -65,16 +65,19 @@ def _method(name: str) -> Method:
 def spec(method: str, model: str, dataset: str, profile: Profile, seed: int = 0, epochs: int | None = None
          ) -> RunSpec:
     """The run of one member `model` of `method` with Table VI's settings on `dataset`, epochs (and early
-    stopping) from `profile` (SD's own when the plan sets `sd_epochs`), or `epochs` where given (a control run:
-    the base model trained as many optimizer steps as a +DA run)."""
+    stopping) from `profile` (SD's own when the plan sets `sd_epochs`), or exactly `epochs` where given, without
+    early stopping (a control run: the base model trained as many optimizer steps as a +DA run, which stopping
+    early would cut short)."""
     config, plan = paper_config(model), profile.compositional
     own_depth = {"layers"} if model == "convs2s" else set()  # Table VI's 2 layers are the BiLSTM's
     overrides = {k: v for k, v in TABLE_VI[method].items() if hasattr(config, k) and k not in own_depth}
     made = runs.spec_for(model, "scratch", dataset, dataset, 0, profile, seed, VALIDATION_FRACTION, **overrides)
     if dataset.startswith("sd-") and plan.sd_epochs:
         return replace(made, epochs=epochs or plan.sd_epochs, patience=0)
-    epochs = epochs or (min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs)
-    return replace(made, epochs=epochs, patience=plan.patience)
+    if epochs:
+        return replace(made, epochs=epochs, patience=0)
+    return replace(made, epochs=min(made.epochs, plan.max_epochs) if plan.max_epochs else made.epochs,
+                   patience=plan.patience)
 
 
 def _as_seen(method: str, *parts: Sequence[Problem]) -> list[Sequence[Problem]]:
@@ -170,7 +173,7 @@ def augmented(method: str, dataset: str, train: Sequence[Problem], validation: S
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
     path = record_path(paths.runs_dir(profile.name) / "augmentation" / dataset, key)
     if path.exists():
-        return read_record(path)
+        return read_record(path, ("kept", "rounds"))
     if not train_missing:
         return None
     score = scorer(method, dataset, validation, test, profile, seed) if ranked else None
@@ -184,9 +187,14 @@ def augmented(method: str, dataset: str, train: Sequence[Problem], validation: S
 
 
 def grown_sets(train: Sequence[Problem], record: dict[str, Any]) -> list[list[Problem]]:
-    """The training set after each round of an augmentation record (round 0: `train` itself)."""
-    kept, sets, start = [_problem(row) for row in record["kept"]], [list(train)], 0
-    for round_ in record["rounds"]:
-        start += round_["kept"]
-        sets.append(list(train) + kept[:start])
+    """The training set after each round of an augmentation record (round 0: `train` itself); `DamagedRecord`
+    naming the record when its kept problems or rounds cannot be read."""
+    try:
+        kept, sets, start = [_problem(row) for row in record["kept"]], [list(train)], 0
+        for round_ in record["rounds"]:
+            start += round_["kept"]
+            sets.append(list(train) + kept[:start])
+    except (KeyError, TypeError) as error:
+        raise DamagedRecord(f"augmentation record {record.get('key', '?')} ({record.get('dataset', '?')}): damaged "
+                            f"({type(error).__name__}: {error}); restore it with git") from None
     return sets
