@@ -239,6 +239,21 @@ def within_interval(row: dict[str, Any], intervals: pd.DataFrame | None, **keys:
     return {**row, "holds": "within noise" if low <= 0 <= high else row["holds"], INTERVAL: _span(low, high, 3)}
 
 
+#: the verdicts a findings table gives, in the order :func:`summary` lists them
+VERDICTS = ("yes", "smaller", "within noise", "no", "not shown", "no result")
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per finding of a findings table, in its order: how many of its comparisons read each verdict
+    (:data:`VERDICTS`; the brackets after a verdict dropped), so a reader sees at a glance what held."""
+    verdicts = frame.assign(verdict=frame["holds"].map(verdict_of))
+    if unknown := sorted(set(verdicts["verdict"]) - set(VERDICTS)):
+        raise ValueError(f"a findings row reads {unknown[0]!r}, not one of {VERDICTS}")
+    table = pd.crosstab(pd.Categorical(verdicts["finding"], categories=list(dict.fromkeys(frame["finding"]))),
+                        pd.Categorical(verdicts["verdict"], categories=VERDICTS), dropna=False)
+    return table.rename_axis(index="finding", columns=None).reset_index()
+
+
 def counts(frame: pd.DataFrame) -> dict[str, int]:
     """How many comparisons of a findings table hold, how many hold in sign but fall short of the paper's size, and
     how many do not, as the notebooks record them (those within noise or not shown are none of these)."""

@@ -471,3 +471,14 @@ def test_a_verdict_judged_by_an_interval_has_it_in_its_own_column_and_is_counted
     both = findings.frame([rows[0], findings.tested(findings.verdict("f", "e", 1.0, 2.0), 0.01, "McNemar p = {p}")])
     assert both.columns.tolist()[-2:] == ["p", "95 % interval"]
     assert both[["p", findings.INTERVAL]].values.tolist() == [["", "2.000 to 9.000"], ["0.01", ""]]
+
+
+def test_the_summary_counts_each_findings_verdicts_in_order():
+    frame = pd.DataFrame({"finding": ["b claim", "b claim", "a claim", "b claim"],
+                          "holds": ["yes", "within noise (McNemar p = 0.50, n = 10)", "no result",
+                                    "no (DA lowers structural)"]})
+    table = findings.summary(frame).set_index("finding")
+    assert list(table.index) == ["b claim", "a claim"] and list(table.columns) == list(findings.VERDICTS)
+    assert table.loc["b claim"].tolist() == [1, 0, 1, 1, 0, 0] and table.loc["a claim", "no result"] == 1
+    with pytest.raises(ValueError, match="'maybe', not one of"):
+        findings.summary(pd.DataFrame({"finding": ["c"], "holds": ["maybe"]}))
