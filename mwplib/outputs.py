@@ -20,6 +20,12 @@ from . import paths
 from .profiles import Profile
 from .repro import run_manifest
 
+#: A notebook shows whole cells: pandas cuts a string at 50 characters, which hides the end of a problem text or
+#: the note a table's prose points the reader to. Set here because every notebook shows its tables through this
+#: module; it changes only how tables print, never what is saved.
+pd.set_option("display.max_colwidth", None)
+#: What an empty saved table shows instead of pandas' "Empty DataFrame / Columns: […]"
+EMPTY = "(no rows: nothing this table is drawn from is recorded under this profile)"
 
 #: Heads of the ``ours`` column of a table of trained runs: the epoch chosen on validation (the protocol of every
 #: ``ours`` column here), and the papers' protocol, each run's best test epoch, in a column of its own where the
@@ -85,7 +91,12 @@ class Shown(pd.DataFrame):
     def _constructor(self) -> type:
         return Shown
 
+    def __repr__(self) -> str:
+        return EMPTY if self.empty else super().__repr__()
+
     def _repr_html_(self) -> str:
+        if self.empty:
+            return f"<p><em>{EMPTY}</em></p>"
         fmt = getattr(self, "floatfmt", None) or ".2f"
         floats = [c for c in self.columns if pd.api.types.is_float_dtype(self[c])]
         return _html(self.style.hide(axis="index").format(lambda x: "" if pd.isna(x) else format(x, fmt),

@@ -126,3 +126,11 @@ def test_a_column_of_p_values_as_text_is_written_as_it_is_and_a_numeric_one_thro
     assert "| 0.00054 " in markdown and "0.50" in markdown and "0.25" in markdown
     outputs.save_table(frame.iloc[:0], "g", SMOKE)  # no rows: the columns are written, nothing to format
     assert (paths.tables_dir("smoke") / "g.md").read_text().startswith("| cell ")
+
+
+def test_an_empty_shown_table_says_so_and_long_cells_print_whole(tmp_root):
+    empty = outputs.show(pd.DataFrame(columns=["k", "paper", "ours"]), "w", SMOKE)
+    assert repr(empty) == outputs.EMPTY and outputs.EMPTY in empty._repr_html_()
+    assert (paths.tables_dir("smoke") / "w.csv").read_text().strip() == "k,paper,ours"  # saved as it is
+    note = "a note far longer than fifty characters, whose end is the part that matters: 2 folds"
+    assert note in repr(outputs.show(pd.DataFrame([{"k": "a", "note": note}]), "x", SMOKE))
