@@ -79,6 +79,8 @@ def test_question_removal_and_bag_of_words_findings():
     assert frame[["ours", "holds"]].values.tolist() == [[pytest.approx(-24.8), "no"],
                                                         [pytest.approx(100 * 2268 / 6756 - 50), "no"]]
     assert frame["paper"].isna().all()
+    assert frame["comparison"].tolist() == ["GTS S asdiv-a: w/o question − 50 % (beyond the paper)",
+                                            "GTS S asdiv-a: Easy share of correct − 50 % (beyond the paper)"]
     # the Easy share's noise test: 227 Easy (90 % of 252) against 449 Hard (60 % of 748) among the correct answers
     assert frame["p"].tolist() == ["", p_value(sign_test(227, 449))]
     bow = {"model": "FFN + LSTM Decoder", "emb": "S"}
@@ -108,6 +110,7 @@ def test_an_easy_share_that_a_binomial_test_cannot_tell_from_half_is_within_nois
     t4 = pd.DataFrame([{**keys, "part": "Easy", "n": 10, "paper": 92.6, "ours": 70.0},  # 7 Easy against 3 Hard
                        {**keys, "part": "Hard", "n": 10, "paper": 71.7, "ours": 30.0}])
     row = svamp_findings.question_removal(t3, t4).iloc[1]
+    assert row["comparison"] == "GTS R (MiniLM) mawps: Easy share of correct − 50 %"  # a model the paper tests
     assert row["ours"] == pytest.approx(20.0)
     assert (row["holds"], row["p"]) == ("within noise (binomial p = 0.34, n = 10)", "0.34")  # 2 × P(X ≥ 7 of 10)
 

@@ -39,5 +39,6 @@ def test_notebook_02_smoke() -> None:
         # correct Easy answers over all correct answers (with the question)
         correct = row["n"] * row["with question"] if row["n"] else 0
         share = 100 * (easy["n"] * easy["ours"] if easy["n"] else 0) / correct if correct else float("nan")
-        assert findings[f"{row['model']} {row['emb']} {row['dataset']}: Easy share of correct − 50 %"] == (
+        beyond = " (beyond the paper)" if pd.isna(row["paper"]) else ""  # the paper's Table 3 tests R models only
+        assert findings[f"{row['model']} {row['emb']} {row['dataset']}: Easy share of correct − 50 %{beyond}"] == (
             pytest.approx(share - 50, nan_ok=True))
