@@ -61,6 +61,7 @@ def test_cells_not_run_keep_their_paper_values() -> None:
     assert table10.loc[("Full Set", "GTS"), "ours"] == 100.0 and table10.loc[("MUL", "GTS"), "n"] == 0
     assert (table10.loc[("Full Set", "GTS"), "n"], table10.loc[("ADD", "GTS"), "n"]) == (1, 1)
     assert math.isnan(table10.loc[("Full Set", "Graph2Tree"), "ours"])
+    assert set(table10.xs("Graph2Tree", level="model")["note"]) == {"not run"}  # not a subset's Type note
     assert table10.loc[("Full Set", "Graph2Tree"), "paper"] == paper_numbers.PAPER_TABLE10["graph2tree"]["Full Set"][0]
     typed = st.table10([svamp], problems, ["gts"], ["scratch"], json_types={"x": "Subtraction"})
     notes = typed.set_index("subset")["note"]  # SVAMP.json types problem x otherwise: the ADD row says so

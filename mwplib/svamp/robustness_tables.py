@@ -162,7 +162,8 @@ def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], m
     Every model × embedding asked for gets its rows, run or not; the Full Set row adds the best test epoch's accuracy
     (the paper's protocol; a subset's is not recorded); ``note`` labels a stand-in run, and, given
     `json_types` (id → SVAMP.json's ``Type``), an ADD/SUB/MUL/DIV subset whose size SVAMP.json puts otherwise:
-    the subsets follow the training CSV's ``Type``, which differs from SVAMP.json's for five problems."""
+    the subsets follow the training CSV's ``Type``, which differs from SVAMP.json's for five problems. A model not
+    run reads "not run", whatever else its subset's note would say."""
     by_json = dict.fromkeys(OPERATION_OF_TYPE.values(), 0) if json_types else {}
     for problem in problems:
         if json_types and (operation := OPERATION_OF_TYPE.get(json_types.get(problem.id, ""))):
@@ -178,7 +179,7 @@ def table10(records: Sequence[Mapping[str, Any]], problems: Sequence[Problem], m
                          "paper": paper[subset][embedding != "scratch"] if paper and subset in paper else None,
                          "ours": percent(correct, ids),
                          BEST_TEST_EPOCH: best_test_epoch(runs) if subset == "Full Set" else None, "n": len(ids),
-                         "note": "; ".join(filter(None, (stand_in_note(runs), typed)))})
+                         "note": "; ".join(filter(None, (stand_in_note(runs), typed))) if runs else "not run"})
     return by_validation(paper_vs_ours(rows, keys=["subset", "model", "emb"]))
 
 
