@@ -97,6 +97,13 @@ def verdict_of(holds: str) -> str:
     return holds.split(" (", 1)[0]
 
 
+def detail_of(holds: str) -> str:
+    """What a ``holds`` text says in its brackets: "McNemar p = 0.50, n = 100" of "within noise (McNemar p = 0.50,
+    n = 100)"; the whole text where it has none."""
+    _, _, detail = holds.partition(" (")
+    return detail[:-1] if detail.endswith(")") else holds
+
+
 def _in_size(row: dict[str, Any]) -> dict[str, Any]:
     """`row` without its ``sized`` flag, judged "smaller" instead of "yes" when it is sized, the paper's difference
     is positive and ours is under :data:`SIZE` of it. Verdicts of noise, spread or cell size came first and stay."""

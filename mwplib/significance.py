@@ -9,6 +9,8 @@ a bootstrap interval (:func:`rel_gap_difference`), and so does a difference of t
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from .problem import Correctness
@@ -86,8 +88,8 @@ def rel_gap_difference(iid: tuple[Correctness, Correctness], comdiv: tuple[Corre
         same_ids(a, b, "rel_gap_difference")
         if not a:
             raise ValueError("rel_gap_difference: no problems to compare")
-        kinds = [sum(bool(a[i]) == x and bool(b[i]) == y for i in a) for x, y in
-                 ((True, True), (True, False), (False, True), (False, False))]
+        both_ways = Counter((bool(a[i]), bool(b[i])) for i in a)
+        kinds = [both_ways[k] for k in ((True, True), (True, False), (False, True), (False, False))]
         counts = rng.multinomial(len(a), np.array(kinds) / len(a), size=resamples)
         both, only_a, only_b = counts[:, 0], counts[:, 1], counts[:, 2]
         rates.append((np.array([kinds[0] + kinds[1], kinds[0] + kinds[2]]) / len(a),

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..findings import (SIGNIFICANCE, cell, comparison, counted, distinct, frame, matching, side_rows, significant,
-                        unpaired, unpaired_comparison, verdict, within_interval)
+from ..findings import (SIGNIFICANCE, cell, comparison, counted, detail_of, distinct, frame, matching, side_rows,
+                        significant, unpaired, unpaired_comparison, verdict, within_interval)
 
 
 #: How a base method trained as many optimizer steps as its +DA run is named in notebook 07's paired tests
@@ -79,7 +79,7 @@ def compositional(table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFra
                     row = within_interval(row, gains, **interval)
                 if helps["holds"].startswith("within noise") and row["holds"] == "yes":
                     # the most of a gain that may be none: say whose noise, with its own test
-                    row["holds"] = f"within noise (the SD test gain itself: {_detail(helps['holds'])})"
+                    row["holds"] = f"within noise (the SD test gain itself: {detail_of(helps['holds'])})"
                 rows.append(row)
     for k in distinct(table3, ["method"]):
         lexical, structural = (table3, {**k, "part": "lexical"}), (table3, {**k, "part": "structural"})
@@ -125,8 +125,3 @@ def _cell_dataset(table: pd.DataFrame, keys: Mapping[str, Any]) -> str:
     """The ``run dataset`` of the one row of `table` matching `keys` ("" when none does)."""
     rows = matching(table, keys)
     return str(rows["run dataset"].iloc[0]) if len(rows) else ""
-
-
-def _detail(holds: str) -> str:
-    """What a verdict says in its brackets ("McNemar p = 0.10, n = 446" of "within noise (McNemar p = …)")."""
-    return holds[holds.index("(") + 1:-1] if holds.endswith(")") and "(" in holds else holds
